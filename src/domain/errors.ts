@@ -1,0 +1,45 @@
+/** Error codes are Connect's (the same names gRPC uses, in snake_case); every face maps them one way. */
+export type ErrorCode =
+  | 'canceled'
+  | 'unknown'
+  | 'invalid_argument'
+  | 'deadline_exceeded'
+  | 'not_found'
+  | 'already_exists'
+  | 'permission_denied'
+  | 'resource_exhausted'
+  | 'failed_precondition'
+  | 'aborted'
+  | 'out_of_range'
+  | 'unimplemented'
+  | 'internal'
+  | 'unavailable'
+  | 'data_loss'
+  | 'unauthenticated';
+
+/** Structured extra information attached to an error (e.g. each paradox that failed a safety check). */
+export interface ErrorDetail {
+  /** Fully qualified protobuf message name describing `debug`, e.g. `tms.v1.Paradox`. */
+  type: string;
+  debug: Record<string, unknown>;
+}
+
+/**
+ * The one error type that domain code throws. Faces turn it into Connect error JSON (REST, Connect),
+ * a gRPC status (gRPC) or a console message; nothing else about it differs between faces.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const invalidArgument = (field: string, problem: string): ApiError =>
+  new ApiError('invalid_argument', `${field}: ${problem}`);
+
+export const notFound = (what: string, id: string): ApiError => new ApiError('not_found', `${what} ${JSON.stringify(id)} not found`);
