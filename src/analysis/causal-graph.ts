@@ -1,0 +1,40 @@
+/**
+ * The compact hand-off format between the timeline store and the analysis pool: plain typed arrays, so a
+ * graph of millions of events crosses to a worker thread by transfer or shared memory, never as objects.
+ *
+ * Node i is an event that stands on the timeline now (superseded and reverted versions are history and are
+ * left out). Causes are already resolved: a cause that was manipulated points at the event that replaced it.
+ */
+export const EventState = {
+  happens: 0,
+  cancelled: 1,
+} as const;
+export type EventStateCode = (typeof EventState)[keyof typeof EventState];
+
+export interface CausalGraph {
+  /** Index → event id. Stays on the request thread; workers report indexes. */
+  eventIds: string[];
+  /** Whole seconds since 1970-01-01T00:00:00Z (exact for any year a human will ask about). */
+  seconds: Float64Array;
+  /** 0..999 999 999, completing `seconds`. */
+  nanos: Int32Array;
+  /** EventState per event. */
+  state: Uint8Array;
+  /** CSR: the causes of event i are causeTargets[causeOffsets[i] .. causeOffsets[i + 1]). Length n + 1. */
+  causeOffsets: Int32Array;
+  causeTargets: Int32Array;
+  /** Wall-clock milliseconds when the standing version was written by a manipulation; 0 for untouched events. */
+  manipulatedAtMs: Float64Array;
+  /** Traveller number for arrival events (see `travel`), -1 for every other event. */
+  traveller: Int32Array;
+  /** Interned location number per event (equal numbers = same place after normalisation). */
+  place: Int32Array;
+}
+
+/** An anchor as the paradox analysis sees it: the instant it pins and when it was set. */
+export interface AnchorPin {
+  anchorId: string;
+  seconds: number;
+  nanos: number;
+  setAtMs: number;
+}
