@@ -1,0 +1,200 @@
+/**
+ * The timeline store contract. The service layer validates requests (zod) and calls this interface;
+ * every backend passes the conformance suite in `test/store/conformance.ts`.
+ *
+ * Errors are `ApiError`s: `not_found`, `aborted` (conflicts), `failed_precondition`, `already_exists`,
+ * `invalid_argument` (bad page token). Reads never go through a writer queue.
+ */
+import type { CausalGraph } from '../analysis/causal-graph.ts';
+import type { Instant } from '../time/index.ts';
+
+export type TimelineKind = 'primary' | 'alternate' | 'parallel';
+export type EventStatus = 'original' | 'manipulated' | 'reverted' | 'cancelled';
+export type EventKind = 'historical' | 'arrival';
+
+export const PRIMARY_TIMELINE_ID = 'primary';
+
+/** One intervention of a manipulation, as stored (time is `formatInstant` output). */
+export interface StoredChange {
+  action: string;
+  time: string;
+}
+
+/** An event version as the store returns it. `timeline_id` is the level the version lives on. */
+export interface EventRecord {
+  event_id: string;
+  timeline_id: string;
+  description: string;
+  /** `formatInstant` output, exact. */
+  time: string;
+  location: string;
+  causes: string[];
+  status: EventStatus;
+  supersedes?: string;
+  superseded_by?: string;
+  changes?: StoredChange[];
+  kind?: EventKind;
+  traveller?: string;
+  created_by?: string;
+  created_at?: string;
+}
+
+export interface TimelineRecord {
+  timeline_id: string;
+  kind: TimelineKind;
+  description: string;
+  /** '' for primary. */
+  base_timeline_id: string;
+  variation: string;
+  created_at: string;
+  owner: string;
+  /** Number of changes (manipulations, reverts, insertions) written to this timeline itself. */
+  revision: number;
+  /** Events that happen on this timeline as seen through its chain. */
+  event_count: number;
+  /** 'Unknown' until a paradox check stores one. */
+  stability: string;
+}
+
+export interface NewTimeline {
+  kind: 'alternate' | 'parallel';
+  base_timeline_id: string;
+  description: string;
+  variation: string;
+  owner: string;
+  /** Generated (`tl_` + 20 base32 characters) unless given. */
+  timeline_id?: string;
+}
+
+export interface OutcomeChange {
+  action: string;
+  time: Instant;
+}
+
+export interface Outcome {
+  description: string;
+  changes: OutcomeChange[];
+  /** Generated (`evt_` + 20 base32 characters) unless given; must not be visible on the timeline already. */
+  new_event_id?: string;
+}
+
+/** What a manipulation would write, handed to `precheck` inside the writer queue before anything is written. */
+export interface ManipulationProposal {
+  timeline_id: string;
+  /** The original's next version on the timeline (with `superseded_by`). */
+  original: EventRecord;
+  /** The new event (with `supersedes`). */
+  created: EventRecord;
+}
+
+export type Precheck = (proposal: ManipulationProposal) => void | Promise<void>;
+
+export interface ManipulationResult {
+  original: EventRecord;
+  created: EventRecord;
+}
+
+export interface RevertResult {
+  /** The manipulated event, now `reverted`. */
+  reverted: EventRecord;
+  /** The original, standing again (no `superseded_by`). */
+  restored: EventRecord;
+}
+
+export interface NewEvent {
+  description: string;
+  time: Instant;
+  location: string;
+  causes: string[];
+  kind?: EventKind;
+  traveller?: string;
+}
+
+/** One genesis event for `bulkLoad`. Ids must be new to the timeline's chain (a re-load of identical data is harmless). */
+export interface GenesisEvent {
+  event_id: string;
+  description: string;
+  time: Instant;
+  location: string;
+  causes: string[];
+}
+
+export interface BulkLoadOptions {
+  /** Events per LevelDB batch (default 5000). Only the last batch is synced. */
+  batchSize?: number;
+  onProgress?: (loaded: number) => void;
+}
+
+export interface SearchQuery {
+  /** Normalised location words (`locationWords`); all must occur. Empty: time-only search. */
+  words: string[];
+  /** Inclusive bounds. */
+  start?: Instant;
+  end?: Instant;
+  pageSize: number;
+  /** `nextCursor` of a previous page of the same query. */
+  cursor?: string;
+}
+
+export interface SearchPage {
+  /** Events that happen, ordered by (time, event_id). */
+  events: EventRecord[];
+  /** Absent on the last page. */
+  nextCursor?: string;
+}
+
+/** A stored anchor: at least these fields; everything else is kept as given. */
+export interface AnchorRecord {
+  anchor_id: string;
+  timeline_id: string;
+  timestamp: string;
+  [field: string]: unknown;
+}
+
+export interface CausalGraphOptions {
+  /**
+   * Versions to treat as already written on the timeline (e.g. a proposal's `original` and `created`),
+   * so a safety check analyses the graph as it would stand after the write.
+   */
+  overlay?: EventRecord[];
+}
+
+export interface CausalGraphRead {
+  graph: CausalGraph;
+  /** The timeline's own revision. */
+  revision: number;
+  /** Changes whenever anything visible through the chain may have changed: a cache key for analysis results. */
+  stamp: string;
+}
+
+export interface TimelineStore {
+  open(): Promise<void>;
+  close(): Promise<void>;
+
+  createTimeline(spec: NewTimeline): Promise<TimelineRecord>;
+  getTimeline(timelineId: string): Promise<TimelineRecord | undefined>;
+  listTimelines(): Promise<TimelineRecord[]>;
+  /** primary or a timeline with children → failed_precondition; unknown → not_found. */
+  deleteTimeline(timelineId: string): Promise<void>;
+  setStability(timelineId: string, stability: string): Promise<TimelineRecord>;
+
+  getEvent(timelineId: string, eventId: string): Promise<EventRecord | undefined>;
+  search(timelineId: string, query: SearchQuery): Promise<SearchPage>;
+
+  manipulate(timelineId: string, eventId: string, outcome: Outcome, actor: string, precheck?: Precheck): Promise<ManipulationResult>;
+  revert(timelineId: string, manipulatedEventId: string, actor: string): Promise<RevertResult>;
+  insertEvent(timelineId: string, event: NewEvent, actor: string): Promise<EventRecord>;
+  /** Returns the number of events loaded. Refused on a timeline with children. */
+  bulkLoad(
+    timelineId: string,
+    events: AsyncIterable<GenesisEvent> | Iterable<GenesisEvent>,
+    options?: BulkLoadOptions,
+  ): Promise<number>;
+
+  putAnchor(anchor: AnchorRecord): Promise<AnchorRecord>;
+  getAnchor(anchorId: string): Promise<AnchorRecord | undefined>;
+  listAnchors(timelineId: string): Promise<AnchorRecord[]>;
+  deleteAnchor(anchorId: string): Promise<boolean>;
+
+  readCausalGraph(timelineId: string, options?: CausalGraphOptions): Promise<CausalGraphRead>;
+}
