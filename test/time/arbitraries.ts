@@ -55,4 +55,4 @@ export const durationArbitrary: fc.Arbitrary<Duration> = fc.record({
   minutes: small(200),
   seconds: fc.oneof(fc.constant(0n), fc.bigInt(0n, 10n ** 9n)),
   nanos: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 999_999_999 })),
-});
+}).map((duration) => ({ ...duration })); // fc.record objects have no prototype; deep equality wants plain ones
