@@ -33,6 +33,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: ErrorDetail[] = [],
+    /** Only where HTTP has a more precise status than the code's own (413, 405, 415). */
+    readonly httpStatus?: number,
   ) {
     super(message);
     this.name = 'ApiError';

@@ -1,0 +1,12 @@
+import type { TimelineStore } from '../store/types.ts';
+import type { AnalysisPool } from '../analysis/pool.ts';
+import type { AccessControl } from '../accounts/access.ts';
+import type { Config } from '../config.ts';
+
+/** What operations need from the rest of the service. */
+export interface OperationDeps {
+  store: TimelineStore;
+  pool: AnalysisPool;
+  access: AccessControl;
+  config: Pick<Config, 'defaultPageSize' | 'maxPageSize'>;
+}

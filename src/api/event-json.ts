@@ -1,0 +1,34 @@
+import type { EventRecord, TimelineRecord } from '../store/types.ts';
+
+/** The `tms.v1.Event` JSON for a stored event (empty fields left out, as proto JSON does). */
+export function eventJson(event: EventRecord): Record<string, unknown> {
+  const json: Record<string, unknown> = {
+    event_id: event.event_id,
+    description: event.description,
+    time: event.time,
+    location: event.location,
+    causes: event.causes,
+    status: event.status,
+    timeline_id: event.timeline_id,
+  };
+  if (event.supersedes) json['supersedes'] = event.supersedes;
+  if (event.superseded_by) json['superseded_by'] = event.superseded_by;
+  if (event.changes?.length) json['changes'] = event.changes;
+  return json;
+}
+
+/** The `tms.v1.Timeline` JSON for a stored timeline record. */
+export function timelineJson(timeline: TimelineRecord): Record<string, unknown> {
+  return {
+    timeline_id: timeline.timeline_id,
+    kind: timeline.kind,
+    description: timeline.description,
+    base_timeline_id: timeline.base_timeline_id,
+    variation: timeline.variation,
+    created_at: timeline.created_at,
+    owner: timeline.owner,
+    revision: timeline.revision,
+    event_count: timeline.event_count,
+    stability: timeline.stability,
+  };
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { parseInstant, parseInterval, type Instant, type Interval } from '../time/index.ts';
+
+/** Reusable zod field types, so every operation reports the same problem the same way. */
+
+export const idField = z
+  .string()
+  .trim()
+  .min(1, 'is required')
+  .max(200, 'must be at most 200 characters');
+
+export const textField = (max = 10_000) => z.string().max(max, `must be at most ${max} characters`);
+
+export const instantField: z.ZodType<Instant, string> = z.string().transform((text, ctx) => {
+  try {
+    return parseInstant(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+export const intervalField: z.ZodType<Interval, string> = z.string().transform((text, ctx) => {
+  try {
+    return parseInterval(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+/** Query strings carry numbers as text; JSON bodies carry them as numbers. Both are accepted. */
+export const pageSizeField = z.preprocess(
+  (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+  z.number().int('must be a whole number').min(1, 'must be at least 1'),
+);
+
+export const booleanField = z.preprocess(
+  (value) => (value === 'true' ? true : value === 'false' ? false : value),
+  z.boolean(),
+);
+
+/** proto3 cannot tell an empty string from a missing one, so REST treats `""` as missing too. */
+export const blankAsMissing = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema);
+
+export const timelineIdField = blankAsMissing(idField.default('primary'));
+export const pageTokenField = blankAsMissing(z.string().max(2000, 'must be at most 2000 characters').optional());

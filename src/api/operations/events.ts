@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import type { OperationDeps } from '../deps.ts';
+import type { RequestContext } from '../operation.ts';
+import type { Instant, Interval } from '../../time/index.ts';
+import { defineOperation } from '../operation.ts';
+import { blankAsMissing, booleanField, idField, instantField, intervalField, pageSizeField, pageTokenField, textField, timelineIdField } from '../fields.ts';
+import { requireTimeline } from '../timeline-access.ts';
+import { eventJson } from '../event-json.ts';
+import { invalidArgument } from '../../domain/errors.ts';
+import { locationWords } from '../../store/location-words.ts';
+import { safetyCheck } from './safety-check.ts';
+
+export const searchInput = z.strictObject({
+  location: blankAsMissing(textField(500).optional()),
+  time_range: blankAsMissing(intervalField.optional()),
+  timeline_id: timelineIdField,
+  page_size: blankAsMissing(pageSizeField.optional()),
+  page_token: pageTokenField,
+});
+
+export interface SearchQuery {
+  location?: string;
+  time_range?: Interval;
+  timeline_id: string;
+  page_size?: number;
+  page_token?: string;
+}
+
+export async function searchEvents(deps: OperationDeps, ctx: RequestContext, query: SearchQuery): Promise<object> {
+  await requireTimeline(deps.store, ctx.principal, query.timeline_id, 'read');
+  const pageSize = query.page_size ?? deps.config.defaultPageSize;
+  if (pageSize > deps.config.maxPageSize) throw invalidArgument('page_size', `must be at most ${deps.config.maxPageSize}`);
+  const page = await deps.store.search(query.timeline_id, {
+    words: query.location ? locationWords(query.location) : [],
+    start: query.time_range?.start,
+    end: query.time_range?.end,
+    pageSize,
+    cursor: query.page_token,
+  });
+  return { events: page.events.map(eventJson), next_page_token: page.nextCursor ?? '' };
+}
+
+const changeInput = z.strictObject({
+  action: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
+  time: instantField,
+});
+
+export const manipulateInput = z.strictObject({
+  event_id: idField,
+  new_outcome: z.strictObject({
+    description: textField().min(1, 'is required'),
+    changes: z.array(changeInput).max(100, 'at most 100 changes').default([]),
+  }),
+  safety_check: booleanField.default(false),
+  timeline_id: timelineIdField,
+});
+
+export interface Manipulation {
+  event_id: string;
+  timeline_id: string;
+  safety_check: boolean;
+  /** Absent: the new event keeps the original's description (the flat tutorial form). */
+  description?: string;
+  changes: { action: string; time: Instant }[];
+}
+
+export async function manipulateEvent(deps: OperationDeps, ctx: RequestContext, request: Manipulation): Promise<object> {
+  await requireTimeline(deps.store, ctx.principal, request.timeline_id, 'change');
+  const description = request.description ?? (await deps.store.getEvent(request.timeline_id, request.event_id))?.description ?? '';
+  const { original, created } = await deps.store.manipulate(
+    request.timeline_id,
+    request.event_id,
+    {
+      description,
+      changes: request.changes,
+    },
+    ctx.principal.account,
+    request.safety_check ? safetyCheck(deps, request.timeline_id) : undefined,
+  );
+  const happens = created.status !== 'cancelled';
+  return {
+    status: happens ? 'Event manipulated successfully' : 'Event manipulated successfully: it no longer happens',
+    new_event_id: created.event_id,
+    description: created.description,
+    ...(happens ? { time: created.time } : {}),
+    original_event_id: original.event_id,
+    timeline_id: request.timeline_id,
+    event: eventJson(created),
+  };
+}
+
+export const revertInput = z.strictObject({ event_id: idField, timeline_id: timelineIdField });
+
+export function eventOperations(deps: OperationDeps) {
+  return {
+    'tms.v1.EventService.SearchEvents': defineOperation(searchInput, (ctx, input) => searchEvents(deps, ctx, input)),
+    'tms.v1.EventService.ManipulateEvent': defineOperation(manipulateInput, (ctx, input) =>
+      manipulateEvent(deps, ctx, {
+        event_id: input.event_id,
+        timeline_id: input.timeline_id,
+        safety_check: input.safety_check,
+        description: input.new_outcome.description,
+        changes: input.new_outcome.changes,
+      }),
+    ),
+    'tms.v1.EventService.RevertEvent': defineOperation(revertInput, async (ctx, input) => {
+      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
+      const { restored } = await deps.store.revert(input.timeline_id, input.event_id, ctx.principal.account);
+      return { status: 'Event reverted successfully', original_event_id: restored.event_id, timeline_id: input.timeline_id };
+    }),
+  };
+}

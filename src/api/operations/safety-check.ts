@@ -1,0 +1,39 @@
+import type { OperationDeps } from '../deps.ts';
+import type { ManipulationProposal, Precheck } from '../../store/types.ts';
+import type { ParadoxJson } from '../paradox-json.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { anchorPins, paradoxesJson } from '../paradox-json.ts';
+
+const keyOf = (p: ParadoxJson): string => `${p.kind}:${p.anchor_id ?? ''}:${[...p.event_ids].sort().join(',')}`;
+
+/**
+ * Runs inside the timeline's writer queue, before anything is written: analyses the timeline as it stands
+ * and as it would stand after the change, and refuses the change if it adds any paradox.
+ */
+export function safetyCheck(deps: OperationDeps, timelineId: string): Precheck {
+  return async (proposal: ManipulationProposal) => {
+    const anchors = await anchorPins(deps, timelineId);
+    const [before, after] = await Promise.all([
+      deps.store.readCausalGraph(timelineId),
+      deps.store.readCausalGraph(timelineId, { overlay: [proposal.original, proposal.created] }),
+    ]);
+    const [reportBefore, reportAfter] = await Promise.all([
+      deps.pool.analyseParadoxes(before.graph, anchors),
+      deps.pool.analyseParadoxes(after.graph, anchors),
+    ]);
+    const existing = new Set(paradoxesJson(reportBefore, before.graph).map(keyOf));
+    // The change renames the original: a paradox that only swapped the old id for the new one is not new.
+    const renamed = (p: ParadoxJson): ParadoxJson => ({
+      ...p,
+      event_ids: p.event_ids.map((id) => (id === proposal.created.event_id ? proposal.original.event_id : id)),
+    });
+    const added = paradoxesJson(reportAfter, after.graph).filter((p) => !existing.has(keyOf(renamed(p))));
+    if (added.length === 0) return;
+    const listed = added.map((p) => `${p.kind} (${p.event_ids.join(', ')})`).join('; ');
+    throw new ApiError(
+      'failed_precondition',
+      `safety check failed: manipulating "${proposal.original.event_id}" would cause ${added.length} paradox${added.length === 1 ? '' : 'es'}: ${listed}; nothing was written`,
+      added.map((p) => ({ type: 'tms.v1.Paradox', debug: { ...p } })),
+    );
+  };
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { OperationDeps } from '../deps.ts';
+import type { RequestContext } from '../operation.ts';
+import { defineOperation } from '../operation.ts';
+import { blankAsMissing, idField, pageSizeField, pageTokenField, textField } from '../fields.ts';
+import { PRIMARY, requireTimeline } from '../timeline-access.ts';
+import { timelineJson } from '../event-json.ts';
+import { canSee } from '../../accounts/authorization.ts';
+import { ApiError, invalidArgument } from '../../domain/errors.ts';
+
+const baseFields = {
+  base_timeline_id: blankAsMissing(idField.default(PRIMARY)),
+  description: textField(2000).default(''),
+};
+const createInput = z.strictObject(baseFields);
+const createParallelInput = z.strictObject({ ...baseFields, variation: z.string().trim().min(1, 'is required').max(2000) });
+const insertInput = z.strictObject({ ...baseFields, variation: blankAsMissing(textField(2000).optional()) });
+const byIdInput = z.strictObject({ timeline_id: idField });
+const listInput = z.strictObject({ page_size: blankAsMissing(pageSizeField.optional()), page_token: pageTokenField });
+
+async function create(
+  deps: OperationDeps,
+  ctx: RequestContext,
+  input: { base_timeline_id: string; description: string; variation?: string },
+): Promise<Record<string, unknown>> {
+  // Branching reads the base; it never changes it, so reading it is enough.
+  await requireTimeline(deps.store, ctx.principal, input.base_timeline_id, 'read');
+  const kind = input.variation === undefined ? 'alternate' : 'parallel';
+  const timeline = await deps.store.createTimeline({
+    kind,
+    base_timeline_id: input.base_timeline_id,
+    description: input.description,
+    variation: input.variation ?? '',
+    owner: ctx.principal.account,
+  });
+  return {
+    timeline_id: timeline.timeline_id,
+    status: `${kind === 'parallel' ? 'Parallel' : 'Alternate'} timeline created successfully`,
+    description: timeline.description,
+    timeline: timelineJson(timeline),
+  };
+}
+
+/** Timelines are listed in creation order, `primary` first; the page token is the last id returned. */
+async function list(deps: OperationDeps, ctx: RequestContext, input: z.output<typeof listInput>): Promise<object> {
+  const pageSize = input.page_size ?? deps.config.defaultPageSize;
+  if (pageSize > deps.config.maxPageSize) throw invalidArgument('page_size', `must be at most ${deps.config.maxPageSize}`);
+  const visible = (await deps.store.listTimelines()).filter((t) => canSee(ctx.principal, t.owner));
+  let start = 0;
+  if (input.page_token) {
+    const after = Buffer.from(input.page_token, 'base64url').toString('utf8');
+    start = visible.findIndex((t) => t.timeline_id === after) + 1;
+    if (start === 0) throw invalidArgument('page_token', 'not a token from a previous page of this list');
+  }
+  const page = visible.slice(start, start + pageSize);
+  const more = start + pageSize < visible.length;
+  return {
+    timelines: page.map(timelineJson),
+    next_page_token: more ? Buffer.from(page.at(-1)!.timeline_id).toString('base64url') : '',
+  };
+}
+
+export function timelineOperations(deps: OperationDeps) {
+  return {
+    'tms.v1.TimelineService.CreateTimeline': defineOperation(createInput, (ctx, input) => create(deps, ctx, input)),
+    'tms.v1.TimelineService.CreateParallelTimeline': defineOperation(createParallelInput, (ctx, input) => create(deps, ctx, input)),
+    'tms.v1.TimelineService.InsertTimeline': defineOperation(insertInput, (ctx, input) => create(deps, ctx, input)),
+    'tms.v1.TimelineService.ListTimelines': defineOperation(listInput, (ctx, input) => list(deps, ctx, input)),
+    'tms.v1.TimelineService.GetTimeline': defineOperation(byIdInput, async (ctx, input) => ({
+      timeline: timelineJson(await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read')),
+    })),
+    'tms.v1.TimelineService.DeleteTimeline': defineOperation(byIdInput, async (ctx, input) => {
+      if (input.timeline_id === PRIMARY) throw new ApiError('failed_precondition', 'timeline "primary" can never be deleted');
+      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
+      await deps.store.deleteTimeline(input.timeline_id);
+      return { status: 'Timeline deleted successfully', timeline_id: input.timeline_id };
+    }),
+  };
+}

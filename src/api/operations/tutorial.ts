@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import type { OperationDeps } from '../deps.ts';
+import type { RequestContext } from '../operation.ts';
+import type { EventRecord } from '../../store/types.ts';
+import { defineOperation } from '../operation.ts';
+import { blankAsMissing, booleanField, idField, instantField, intervalField, textField, timelineIdField } from '../fields.ts';
+import { PRIMARY, requireTimeline } from '../timeline-access.ts';
+import { eventJson } from '../event-json.ts';
+import { manipulateEvent, searchEvents, searchInput } from './events.ts';
+import { analyseTimeline } from '../paradox-json.ts';
+import { addDuration, parseDuration } from '../../time/index.ts';
+import { locationWords } from '../../store/location-words.ts';
+
+const travelInput = z.strictObject({
+  destination_time: instantField,
+  location: z.string().trim().min(1, 'is required').max(500),
+  timeline_id: timelineIdField,
+  traveller: blankAsMissing(z.string().trim().max(200).optional()),
+});
+
+const flatManipulateInput = z.strictObject({
+  event_id: idField,
+  action: z.string().trim().min(1, 'is required').max(100),
+  time: instantField,
+  description: blankAsMissing(textField().optional()),
+  safety_check: booleanField.default(false),
+  timeline_id: timelineIdField,
+});
+
+const monitorInput = z.strictObject({ timeline_id: timelineIdField, time_range: intervalField });
+const checkTimelineInput = z.strictObject({ timeline_id: idField, significant_event: z.string().trim().min(1, 'is required').max(500) });
+
+/** Events at the arrival's place within a day either side, so a traveller sees where they landed. */
+const NEARBY = parseDuration('P1D');
+
+async function travel(deps: OperationDeps, ctx: RequestContext, input: z.output<typeof travelInput>): Promise<object> {
+  await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
+  const traveller = input.traveller ?? ctx.principal.account;
+  const arrival = await deps.store.insertEvent(
+    input.timeline_id,
+    {
+      description: `Arrival of traveller ${traveller}`,
+      time: input.destination_time,
+      location: input.location,
+      causes: [],
+      kind: 'arrival',
+      traveller,
+    },
+    ctx.principal.account,
+  );
+  const page = await deps.store.search(input.timeline_id, {
+    words: locationWords(input.location),
+    start: addDuration(input.destination_time, NEARBY, -1),
+    end: addDuration(input.destination_time, NEARBY, 1),
+    pageSize: 20,
+  });
+  return {
+    status: `Arrived at ${input.location} on ${arrival.time}`,
+    arrival: eventJson(arrival),
+    nearby_events: page.events.filter((e) => e.event_id !== arrival.event_id).map(eventJson),
+  };
+}
+
+/** The event that stands on a timeline for `eventId`: itself, or what replaced it, or nothing. */
+async function standingVersion(deps: OperationDeps, timelineId: string, eventId: string): Promise<EventRecord | undefined> {
+  let event = await deps.store.getEvent(timelineId, eventId);
+  for (let hops = 0; event?.superseded_by && hops < 1000; hops++) event = await deps.store.getEvent(timelineId, event.superseded_by);
+  return event;
+}
+
+async function findSignificantEvent(deps: OperationDeps, text: string): Promise<EventRecord | undefined> {
+  const byId = await deps.store.getEvent(PRIMARY, text);
+  if (byId) return byId;
+  const needle = text.toLowerCase();
+  let cursor: string | undefined;
+  // Descriptions are not indexed: this scan is bounded, and an id is the fast, exact way to ask.
+  for (let scanned = 0; scanned < 100_000; ) {
+    const page = await deps.store.search(PRIMARY, { words: [], pageSize: 1000, cursor });
+    const hit = page.events.find((e) => e.description.toLowerCase().includes(needle));
+    if (hit) return hit;
+    scanned += page.events.length;
+    if (!page.nextCursor) return undefined;
+    cursor = page.nextCursor;
+  }
+  return undefined;
+}
+
+const COMPARED = ['description', 'time', 'location'] as const;
+
+async function checkTimeline(deps: OperationDeps, ctx: RequestContext, input: z.output<typeof checkTimelineInput>): Promise<object> {
+  await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
+  const original = await findSignificantEvent(deps, input.significant_event);
+  if (!original) {
+    return { status: `No event matching "${input.significant_event}" exists on primary`, state: 'absent', differences: [] };
+  }
+  const standing = await standingVersion(deps, input.timeline_id, original.event_id);
+  const primaryEvent = eventJson(original);
+  if (!standing || standing.status === 'cancelled' || standing.status === 'reverted') {
+    return {
+      status: `Event "${original.event_id}" no longer happens on timeline "${input.timeline_id}"`,
+      state: 'absent',
+      primary_event: primaryEvent,
+      ...(standing ? { event: eventJson(standing) } : {}),
+      differences: [],
+    };
+  }
+  const differences = COMPARED.filter((field) => standing[field] !== original[field]).map((field) => ({
+    field,
+    primary_value: original[field],
+    timeline_value: standing[field],
+  }));
+  const state = differences.length === 0 && standing.event_id === original.event_id ? 'intact' : 'altered';
+  return {
+    status: `Event "${original.event_id}" is ${state} on timeline "${input.timeline_id}"`,
+    state,
+    event: eventJson(standing),
+    primary_event: primaryEvent,
+    differences,
+  };
+}
+
+export function tutorialOperations(deps: OperationDeps) {
+  return {
+    'tms.v1.TutorialService.Travel': defineOperation(travelInput, (ctx, input) => travel(deps, ctx, input)),
+    'tms.v1.TutorialService.ScanEvents': defineOperation(searchInput, (ctx, input) => searchEvents(deps, ctx, input)),
+    'tms.v1.TutorialService.ManipulateEvent': defineOperation(flatManipulateInput, (ctx, input) =>
+      manipulateEvent(deps, ctx, {
+        event_id: input.event_id,
+        timeline_id: input.timeline_id,
+        safety_check: input.safety_check,
+        description: input.description,
+        changes: [{ action: input.action, time: input.time }],
+      }),
+    ),
+    'tms.v1.TutorialService.MonitorParadox': defineOperation(monitorInput, async (ctx, input) => {
+      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
+      return analyseTimeline(deps, input.timeline_id, input.time_range);
+    }),
+    'tms.v1.TutorialService.CheckTimeline': defineOperation(checkTimelineInput, (ctx, input) => checkTimeline(deps, ctx, input)),
+  };
+}

@@ -1,0 +1,59 @@
+import type { CausalGraph, AnchorPin } from '../analysis/causal-graph.ts';
+import type { ParadoxReport } from '../analysis/paradox-report.ts';
+import type { OperationDeps } from './deps.ts';
+import type { Interval } from '../time/index.ts';
+import { describeParadox } from '../analysis/paradox-report.ts';
+import { parseInstant } from '../time/index.ts';
+
+export interface ParadoxJson {
+  kind: string;
+  severity: string;
+  event_ids: string[];
+  description: string;
+  anchor_id?: string;
+}
+
+export async function anchorPins(deps: OperationDeps, timelineId: string): Promise<AnchorPin[]> {
+  const anchors = await deps.store.listAnchors(timelineId);
+  return anchors.map((anchor) => {
+    const at = parseInstant(String(anchor['timestamp']));
+    return {
+      anchorId: String(anchor['anchor_id']),
+      seconds: Number(at.seconds),
+      nanos: at.nanos,
+      setAtMs: Date.parse(String(anchor['created_at'] ?? anchor['set_at'] ?? 0)) || 0,
+    };
+  });
+}
+
+export function paradoxesJson(report: ParadoxReport, graph: CausalGraph): ParadoxJson[] {
+  return report.paradoxes.map((paradox) => {
+    const json: ParadoxJson = {
+      kind: paradox.kind,
+      severity: paradox.severity,
+      event_ids: paradox.eventIndexes.map((i) => graph.eventIds[i]!),
+      description: describeParadox(paradox, graph.eventIds),
+    };
+    if (paradox.anchorId !== undefined) json.anchor_id = paradox.anchorId;
+    return json;
+  });
+}
+
+/** Runs the analysis of one timeline (on the pool when large) and shapes the `CheckParadoxResponse`. */
+export async function analyseTimeline(deps: OperationDeps, timelineId: string, window?: Interval) {
+  const started = performance.now();
+  const [{ graph }, anchors] = await Promise.all([deps.store.readCausalGraph(timelineId), anchorPins(deps, timelineId)]);
+  const report = await deps.pool.analyseParadoxes(graph, anchors, window ? { window } : undefined);
+  if (!window) await deps.store.setStability(timelineId, report.stability);
+  return {
+    status: report.status,
+    timeline_stability: report.stability,
+    paradoxes: paradoxesJson(report, graph),
+    figures: {
+      events_analysed: report.eventsAnalysed,
+      links_analysed: report.linksAnalysed,
+      anchors_analysed: report.anchorsAnalysed,
+      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { Principal } from '../accounts/principal.ts';
+import type { TimelineRecord, TimelineStore } from '../store/types.ts';
+import { canChange, canSee } from '../accounts/authorization.ts';
+import { ApiError, notFound } from '../domain/errors.ts';
+
+export const PRIMARY = 'primary';
+
+/**
+ * A timeline the caller may see, or `not_found` (never `permission_denied`: ids of other accounts'
+ * timelines must not leak). `change` also requires the right to write to it.
+ */
+export async function requireTimeline(
+  store: TimelineStore,
+  principal: Principal,
+  timelineId: string,
+  access: 'read' | 'change',
+): Promise<TimelineRecord> {
+  const timeline = await store.getTimeline(timelineId);
+  if (!timeline || !canSee(principal, timeline.owner)) throw notFound('timeline', timelineId);
+  if (access === 'change' && !canChange(principal, timeline.timeline_id, timeline.owner)) {
+    throw new ApiError('permission_denied', `changing timeline "${timelineId}" needs the "admin" scope`);
+  }
+  return timeline;
+}

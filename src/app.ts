@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { Level } from 'level';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { createContextValues } from '@connectrpc/connect';
+import type { Config } from './config.ts';
+import type { Logger } from './observability/logger.ts';
+import { LevelTimelineStore } from './store/level-store.ts';
+import { AccessControl } from './accounts/access.ts';
+import { RateLimiter } from './accounts/rate-limit.ts';
+import { AnalysisPool } from './analysis/pool.ts';
+import { loadCatalogueIfEmpty } from './catalogue/load.ts';
+import { Metrics } from './observability/metrics.ts';
+import { createOperations } from './api/operations/index.ts';
+import { createGate } from './server/access-gate.ts';
+import { createHttpHandler } from './server/http-handler.ts';
+import { createOnePortServer } from './server/one-port.ts';
+import { RestRouter } from './server/rest/router.ts';
+import { restRoutes } from './server/rest/routes.ts';
+import { buildOpenApi } from './server/rest/openapi.ts';
+import { plainRoutes, type Readiness } from './server/plain/plain-routes.ts';
+import { registerRpcServices, requestStateKey, clientAddressKey } from './server/connect/rpc-services.ts';
+import { tmsServices } from './server/connect/services.ts';
+import { HealthState, registerHealth } from './server/grpc-infra/health.ts';
+import { registerReflection } from './server/grpc-infra/reflection.ts';
+import { requestStateOf } from './server/request-state.ts';
+import { clientAddress } from './server/http-io.ts';
+
+export interface RunningApp {
+  url: string;
+  port: number;
+  /** Set only on the first start of an empty store: print once, never again. */
+  bootstrap?: { username: string; password: string; key: string };
+  close(): Promise<void>;
+}
+
+const VERSION = '0.1.0';
+
+/** Opens the store, builds every face over one set of operations, and listens on one port. */
+export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
+  const db = new Level<Uint8Array, Uint8Array>(config.dataDir, { keyEncoding: 'view', valueEncoding: 'view' });
+  await db.open();
+  const store = new LevelTimelineStore(db);
+  await store.open();
+  if (config.seedCatalogue) {
+    const loaded = await loadCatalogueIfEmpty(store);
+    if (loaded) logger.info({ events: loaded }, 'catalogue loaded into primary');
+  }
+  const access = await AccessControl.open(db);
+  const bootstrap = await access.ensureAdmin(config.adminKey ? { adminKey: config.adminKey } : {});
+  const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});
+  const metrics = new Metrics(pool);
+  const operations = createOperations({ store, pool, access, config });
+  const gate = createGate(access, new RateLimiter({ ratePerSecond: config.rateLimit }));
+  const health = new HealthState();
+  const readiness: Readiness = { ready: false, draining: false };
+
+  const rpcHandler = connectNodeAdapter({
+    routes(router) {
+      registerRpcServices(router, tmsServices, operations, gate);
+      registerHealth(router, health);
+      registerReflection(router, tmsServices.map((service) => service.file));
+    },
+    contextValues: (req) =>
+      createContextValues().set(requestStateKey, requestStateOf(req)).set(clientAddressKey, clientAddress(req)),
+  });
+  const openapi = () => buildOpenApi(restRoutes, operations, VERSION);
+  const handler = createHttpHandler({
+    restRouter: new RestRouter(restRoutes),
+    operations,
+    gate,
+    bodyLimitBytes: config.bodyLimitBytes,
+    rpcHandler,
+    plainRoutes: plainRoutes(readiness, metrics, openapi),
+    prefixRoutes: [],
+    logger,
+    metrics,
+  });
+  const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
+  const server = createOnePortServer(handler, tls);
+  const { port } = await server.listen(config.port, config.host);
+  readiness.ready = true;
+  health.setStatus('', 'SERVING');
+  for (const service of tmsServices) health.setStatus(service.typeName, 'SERVING');
+
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `${tls ? 'https' : 'http'}://${host}:${port}`,
+    port,
+    ...(bootstrap.created ? { bootstrap: { username: bootstrap.username, password: bootstrap.password, key: bootstrap.key } } : {}),
+    async close() {
+      readiness.draining = true;
+      health.setStatus('', 'NOT_SERVING');
+      await server.close(config.shutdownGraceMs);
+      await pool.close();
+      await access.close();
+      await store.close();
+      await db.close();
+    },
+  };
+}

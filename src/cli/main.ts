@@ -1,0 +1,14 @@
+import { Command } from 'commander';
+import { serveCommand } from './serve-command.ts';
+import { generateCommand } from './generate-command.ts';
+import { usersCommand } from './users-command.ts';
+import { keysCommand } from './keys-command.ts';
+
+const program = new Command('tms')
+  .description('tms, the Time-Manipulation Service')
+  .addCommand(serveCommand(), { isDefault: true })
+  .addCommand(generateCommand())
+  .addCommand(usersCommand())
+  .addCommand(keysCommand());
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,63 @@
+import { Command, Option } from 'commander';
+import { configEnv, loadConfig, type Config } from '../config.ts';
+import { createLogger } from '../observability/logger.ts';
+import { startApp } from '../app.ts';
+
+const flags: [keyof Config, string, string][] = [
+  ['port', '--port <port>', 'port for every protocol'],
+  ['host', '--host <host>', 'address to listen on'],
+  ['dataDir', '--data-dir <dir>', 'LevelDB folder'],
+  ['adminKey', '--admin-key <key>', 'API key for the admin account created on first start'],
+  ['tlsCert', '--tls-cert <file>', 'PEM certificate: serve TLS (h2 and HTTP/1.1 by ALPN)'],
+  ['tlsKey', '--tls-key <file>', 'PEM private key for --tls-cert'],
+  ['logLevel', '--log-level <level>', 'fatal, error, warn, info, debug, trace or silent'],
+  ['rateLimit', '--rate-limit <perSecond>', 'requests per second per credential; 0 turns it off'],
+  ['bodyLimitBytes', '--body-limit-bytes <bytes>', 'largest request body'],
+  ['requestTimeoutMs', '--request-timeout-ms <ms>', 'longest a request may take'],
+  ['maxPageSize', '--max-page-size <n>', 'largest page_size a client may ask for'],
+  ['defaultPageSize', '--default-page-size <n>', 'page size when none is given'],
+  ['analysisThreads', '--analysis-threads <n>', 'worker threads for paradox and anchor analysis'],
+  ['shutdownGraceMs', '--shutdown-grace-ms <ms>', 'how long in-flight requests may take to finish on SIGTERM'],
+];
+
+export function serveCommand(): Command {
+  const command = new Command('serve').description('run the service (the default command)');
+  for (const [key, flag, help] of flags) command.addOption(new Option(flag, `${help} (env ${configEnv[key]})`));
+  command.option('--no-seed', 'do not load the historical catalogue into an empty primary timeline');
+  command.action(async (options: Record<string, unknown>) => {
+    const config = loadConfig({ ...options, seedCatalogue: options['seed'] === false ? false : undefined });
+    const logger = createLogger(config.logLevel);
+    const app = await startApp(config, logger);
+    if (app.bootstrap) {
+      // Shown once, on the first start of an empty store; only hashes are kept.
+      process.stdout.write(
+        [
+          '',
+          'tms: first start, an admin account was created. These secrets are shown once:',
+          `  username: ${app.bootstrap.username}`,
+          `  password: ${app.bootstrap.password}`,
+          `  API key:  ${app.bootstrap.key}`,
+          '',
+        ].join('\n') + '\n',
+      );
+    }
+    process.stdout.write(`tms: listening on ${app.url} (gRPC, gRPC-Web, Connect, REST)\n`);
+    process.stdout.write(`tms: console ${app.url}/console  ·  API description ${app.url}/openapi.json\n`);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down: finishing in-flight requests');
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+  return command;
+}

@@ -1,0 +1,66 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface PoolStatsSource {
+  stats(): { threads: number; queueSize: number; completed: number; utilization: number };
+}
+
+/** Prometheus metrics for one server instance (its own registry, so tests can run several servers). */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'tms_requests_total',
+    help: 'Requests served, by route (RPC or REST path template), protocol and result code.',
+    labelNames: ['route', 'protocol', 'code'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'tms_request_duration_seconds',
+    help: 'Request latency by route and protocol.',
+    labelNames: ['route', 'protocol'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  constructor(pool?: PoolStatsSource) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'tms_' });
+    if (pool) {
+      new Gauge({
+        name: 'tms_analysis_queue_size',
+        help: 'Tasks waiting for an analysis worker.',
+        registers: [this.registry],
+        collect() {
+          this.set(pool.stats().queueSize);
+        },
+      });
+      new Gauge({
+        name: 'tms_analysis_threads',
+        help: 'Analysis worker threads.',
+        registers: [this.registry],
+        collect() {
+          this.set(pool.stats().threads);
+        },
+      });
+      new Gauge({
+        name: 'tms_analysis_tasks_completed',
+        help: 'Analysis tasks completed by the worker pool.',
+        registers: [this.registry],
+        collect() {
+          this.set(pool.stats().completed);
+        },
+      });
+    }
+  }
+
+  observe(route: string, protocol: string, code: string, seconds: number): void {
+    this.requests.inc({ route, protocol, code });
+    this.latency.observe({ route, protocol }, seconds);
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,64 @@
+import { createContextKey, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import { fromJson, toJson, type DescMethod, type DescService, type JsonValue, type Message } from '@bufbuild/protobuf';
+import type { OperationTable } from '../../api/operation.ts';
+import type { Gate } from '../gate.ts';
+import type { RequestState } from '../request-state.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { parseInput } from '../../api/validation.ts';
+import { toApiError, toConnectError } from '../errors.ts';
+
+/** Per-request values the Node adapter hands to every RPC handler. */
+export const requestStateKey = createContextKey<RequestState | undefined>(undefined);
+export const clientAddressKey = createContextKey<string>('unknown');
+
+/**
+ * The gRPC / gRPC-Web / Connect face: each RPC of each service decodes its message into the operation's
+ * snake_case input, runs the same operation the REST route runs, and encodes the result as the response.
+ */
+export function registerRpcServices(router: ConnectRouter, services: DescService[], operations: OperationTable, gate: Gate): void {
+  for (const service of services) {
+    const impl: Record<string, (req: Message, context: HandlerContext) => Promise<Message>> = {};
+    for (const method of service.methods) {
+      if (method.methodKind !== 'unary') continue;
+      impl[method.localName] = unaryHandler(`${service.typeName}.${method.name}`, method, operations, gate);
+    }
+    router.service(service, impl);
+  }
+}
+
+function unaryHandler(rpc: string, method: DescMethod, operations: OperationTable, gate: Gate) {
+  return async (request: Message, context: HandlerContext): Promise<Message> => {
+    const state = context.values.get(requestStateKey);
+    if (state) {
+      state.route = rpc;
+      state.protocol = protocolOf(context.requestHeader.get('content-type'));
+    }
+    try {
+      const principal = gate.admit(context.requestHeader.get('authorization') ?? undefined, context.values.get(clientAddressKey), rpc);
+      if (state) {
+        state.credentialId = principal.credentialId;
+        state.account = principal.account;
+      }
+      const operation = operations.get(rpc);
+      if (!operation) throw new ApiError('unimplemented', `${rpc} is not implemented yet`);
+      const input = toJson(method.input, request, { useProtoFieldName: true });
+      const output = await operation.run(
+        { principal, requestId: state?.requestId ?? '' },
+        parseInput(operation.input, input),
+      );
+      if (state) state.code = 'ok';
+      return fromJson(method.output, output as JsonValue);
+    } catch (thrown) {
+      const error = toApiError(thrown);
+      if (state) state.code = error.code;
+      throw toConnectError(error);
+    }
+  };
+}
+
+function protocolOf(contentType: string | null): RequestState['protocol'] {
+  if (!contentType) return 'connect';
+  if (contentType.startsWith('application/grpc-web')) return 'grpc-web';
+  if (contentType.startsWith('application/grpc')) return 'grpc';
+  return 'connect';
+}

@@ -1,0 +1,9 @@
+import type { Principal } from '../accounts/principal.ts';
+
+/**
+ * The access check every face runs before an operation: who is calling (authentication), may they call
+ * this RPC (scopes), and are they within their rate. Throws ApiError; returns the caller.
+ */
+export interface Gate {
+  admit(authorization: string | undefined, client: string, rpc: string): Principal;
+}

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import type { AnyRequest, AnyResponse, RequestHandler } from './one-port.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { RequestState } from './request-state.ts';
+import type { RestRouter } from './rest/router.ts';
+import { ApiError } from '../domain/errors.ts';
+import { setRequestState } from './request-state.ts';
+import { serveRest, type RestDeps } from './rest/rest-handler.ts';
+import { sendError } from './http-io.ts';
+
+/** Routes that are not RPCs: health, metrics, API description, console. */
+export type PlainRoute = (req: AnyRequest, res: AnyResponse, state: RequestState) => void | Promise<void>;
+
+export interface HttpHandlerDeps extends RestDeps {
+  restRouter: RestRouter;
+  /** Serves gRPC, gRPC-Web and Connect (paths `/<package>.<Service>/<Method>`). */
+  rpcHandler: RequestHandler;
+  plainRoutes: ReadonlyMap<string, PlainRoute>;
+  /** Prefix routes (e.g. `/console/`) tried after exact plain routes. */
+  prefixRoutes: ReadonlyArray<[string, PlainRoute]>;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
+  return (req, res) => {
+    const started = performance.now();
+    const incomingId = req.headers['x-request-id'];
+    const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const state: RequestState = { requestId, protocol: 'http', route: 'unmatched', code: 'ok' };
+    setRequestState(req, state);
+    res.once('finish', () => logRequest(deps, req, res, state, started));
+
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const method = req.method ?? 'GET';
+
+    const match = deps.restRouter.match(method, path);
+    if (match.kind === 'found') {
+      state.protocol = 'rest';
+      void serveRest(req, res, match.route, match.params, q === -1 ? '' : url.slice(q + 1), state, deps);
+      return;
+    }
+    if (match.kind === 'wrong_method') {
+      state.code = 'unimplemented';
+      const allow = match.allow.join(', ');
+      sendError(res, new ApiError('unimplemented', `method ${method} is not allowed on ${path}; allowed: ${allow}`, [], 405), {
+        allow,
+        'x-request-id': requestId,
+      });
+      return;
+    }
+    if (isRpcPath(path)) {
+      res.setHeader('x-request-id', requestId);
+      deps.rpcHandler(req, res);
+      return;
+    }
+    const plain = deps.plainRoutes.get(path) ?? deps.prefixRoutes.find(([prefix]) => path.startsWith(prefix))?.[1];
+    if (plain) {
+      state.route = path;
+      res.setHeader('x-request-id', requestId);
+      Promise.resolve(plain(req, res, state)).catch((error: unknown) => {
+        deps.logger.error({ err: error, req_id: requestId }, 'plain route failed');
+        if (!res.headersSent) sendError(res, new ApiError('internal', 'internal error'));
+      });
+      return;
+    }
+    state.code = 'not_found';
+    sendError(res, new ApiError('not_found', `no route for ${method} ${path}`), { 'x-request-id': requestId });
+  };
+}
+
+/** `/tms.v1.EventService/SearchEvents`, `/grpc.health.v1.Health/Check`: a dotted service then a method. */
+function isRpcPath(path: string): boolean {
+  const slash = path.indexOf('/', 1);
+  return slash > 0 && path.lastIndexOf('/') === slash && path.slice(1, slash).includes('.');
+}
+
+function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, state: RequestState, started: number): void {
+  const seconds = (performance.now() - started) / 1000;
+  deps.metrics.observe(state.route, state.protocol, state.code, seconds);
+  deps.logger.info(
+    {
+      req_id: state.requestId,
+      method: req.method,
+      path: req.url,
+      protocol: state.protocol,
+      route: state.route,
+      status: res.statusCode,
+      code: state.code,
+      duration_ms: Math.round(seconds * 100_000) / 100,
+      key_id: state.credentialId,
+      account: state.account,
+    },
+    'request',
+  );
+}

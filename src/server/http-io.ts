@@ -1,0 +1,53 @@
+import type { AnyRequest, AnyResponse } from './one-port.ts';
+import { ApiError } from '../domain/errors.ts';
+import { errorBody, httpStatusOf, retryAfterSeconds } from './errors.ts';
+
+export function sendJson(res: AnyResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendError(res: AnyResponse, error: ApiError, headers: Record<string, string> = {}): void {
+  const retryAfter = retryAfterSeconds(error);
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  sendJson(res, error.httpStatus ?? httpStatusOf[error.code], errorBody(error), headers);
+}
+
+/** Reads the whole body, refusing (413) anything over the limit without buffering it. */
+export function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+const tooLarge = (limit: number): ApiError =>
+  new ApiError('resource_exhausted', `request body: larger than the limit of ${limit} bytes`, [], 413);
+
+export function clientAddress(req: AnyRequest): string {
+  return req.socket?.remoteAddress ?? 'unknown';
+}
+
+export function headerValue(req: AnyRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

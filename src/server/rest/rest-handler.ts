@@ -1,0 +1,76 @@
+import type { AnyRequest, AnyResponse } from '../one-port.ts';
+import type { OperationTable } from '../../api/operation.ts';
+import type { Gate } from '../gate.ts';
+import type { RequestState } from '../request-state.ts';
+import type { RestRoute } from './routes.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { parseInput } from '../../api/validation.ts';
+import { toApiError } from '../errors.ts';
+import { clientAddress, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
+
+export interface RestDeps {
+  operations: OperationTable;
+  gate: Gate;
+  bodyLimitBytes: number;
+}
+
+/** Decode → gate → operation → encode. Everything route-specific lives in the route table and the operation. */
+export async function serveRest(
+  req: AnyRequest,
+  res: AnyResponse,
+  route: RestRoute,
+  params: Record<string, string>,
+  query: string,
+  state: RequestState,
+  deps: RestDeps,
+): Promise<void> {
+  state.route = route.rpc;
+  try {
+    const principal = deps.gate.admit(headerValue(req, 'authorization'), clientAddress(req), route.rpc);
+    state.credentialId = principal.credentialId;
+    state.account = principal.account;
+    const operation = deps.operations.get(route.rpc);
+    if (!operation) throw new ApiError('unimplemented', `${route.rpc} is not implemented yet`);
+    const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
+    const fields = mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
+    const output = await operation.run({ principal, requestId: state.requestId }, parseInput(operation.input, fields));
+    state.code = 'ok';
+    sendJson(res, 200, output, { 'x-request-id': state.requestId });
+  } catch (thrown) {
+    const error = toApiError(thrown);
+    state.code = error.code;
+    sendError(res, error, { 'x-request-id': state.requestId });
+  }
+}
+
+function parseJsonBody(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
+  if (raw.length === 0) return {};
+  if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
+    throw new ApiError('invalid_argument', `request body: Content-Type must be application/json, got ${JSON.stringify(contentType)}`, [], 415);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new ApiError('invalid_argument', `request body: not valid JSON (${(error as Error).message})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ApiError('invalid_argument', 'request body: must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Body, query string and path parameters are one set of fields; the same field given twice must agree. */
+function mergeFields(body: Record<string, unknown>, query: string, params: Record<string, string>): Record<string, unknown> {
+  if (!query && Object.keys(params).length === 0) return body;
+  const fields: Record<string, unknown> = { ...body };
+  const add = (name: string, value: string, where: string) => {
+    if (name in fields && fields[name] !== value) {
+      throw new ApiError('invalid_argument', `${name}: given in the ${where} and the body with different values`);
+    }
+    fields[name] = value;
+  };
+  if (query) for (const [name, value] of new URLSearchParams(query)) add(name, value, 'query string');
+  for (const [name, value] of Object.entries(params)) add(name, value, 'path');
+  return fields;
+}

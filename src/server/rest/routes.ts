@@ -1,0 +1,148 @@
+/**
+ * The REST face: each documented path is a name for one RPC. The JSON request and response are the RPC's
+ * request and response in snake_case; GET routes also take their fields from the query string.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RestRoute {
+  method: HttpMethod;
+  /** Path template; `{name}` segments become request fields. */
+  path: string;
+  /** Fully qualified RPC name, e.g. `tms.v1.EventService.SearchEvents`. */
+  rpc: string;
+  summary: string;
+  /** A request that works against a fresh start (README, OpenAPI, console). */
+  example?: Record<string, unknown>;
+}
+
+const timelineRoutes = (prefix: string): RestRoute[] => [
+  { method: 'GET', path: `${prefix}/timelines`, rpc: 'tms.v1.TimelineService.ListTimelines', summary: 'List the timelines you can see.' },
+  {
+    method: 'POST',
+    path: `${prefix}/timelines`,
+    rpc: 'tms.v1.TimelineService.InsertTimeline',
+    summary: 'Create a timeline: alternate, or parallel when a variation is given.',
+    example: { base_timeline_id: 'primary', description: 'What if the library of Alexandria survived?' },
+  },
+  { method: 'GET', path: `${prefix}/timeline/{timeline_id}`, rpc: 'tms.v1.TimelineService.GetTimeline', summary: 'Get one timeline.' },
+  { method: 'DELETE', path: `${prefix}/timeline/{timeline_id}`, rpc: 'tms.v1.TimelineService.DeleteTimeline', summary: 'Delete a timeline that nothing branches from.' },
+];
+
+export const restRoutes: RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/search-events',
+    rpc: 'tms.v1.EventService.SearchEvents',
+    summary: 'Search events by location words and an ISO 8601 time range.',
+    example: { location: 'Paris, France', time_range: '1789-01-01T00:00:00Z/1799-12-31T23:59:59Z' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/manipulate-event',
+    rpc: 'tms.v1.EventService.ManipulateEvent',
+    summary: 'Change the outcome of an event; the result is a new event that supersedes it on that timeline.',
+    example: {
+      event_id: 'storming-of-the-bastille',
+      new_outcome: {
+        description: 'The Bastille garrison negotiates a peaceful surrender.',
+        changes: [{ action: 'negotiate', time: '1789-07-14T10:00:00Z' }],
+      },
+      safety_check: true,
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/revert-event',
+    rpc: 'tms.v1.EventService.RevertEvent',
+    summary: 'Undo a manipulation: restore the original event on that timeline.',
+    example: { event_id: 'evt_REPLACE_WITH_new_event_id' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/create-timeline',
+    rpc: 'tms.v1.TimelineService.CreateTimeline',
+    summary: 'Create an alternate timeline: a frozen copy-on-write fork of its base.',
+    example: { base_timeline_id: 'primary', description: 'Alternate timeline for testing.' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/create-parallel-timeline',
+    rpc: 'tms.v1.TimelineService.CreateParallelTimeline',
+    summary: 'Create a parallel timeline: it keeps seeing its base change, except where it changed things itself.',
+    example: { base_timeline_id: 'primary', description: 'Parallel timeline for experiments.', variation: 'No printing press' },
+  },
+  {
+    method: 'GET',
+    path: '/v1/check-paradox',
+    rpc: 'tms.v1.ParadoxService.CheckParadox',
+    summary: 'Analyse the whole causal graph of a timeline for paradoxes.',
+    example: { timeline_id: 'primary' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/set-anchor',
+    rpc: 'tms.v1.AnchorService.SetAnchor',
+    summary: 'Pin a temporal anchor at a timestamp.',
+    example: {
+      timestamp: '2025-01-01T00:00:00.000001Z',
+      description: 'New Year anchor',
+      accuracy: 'nanosecond',
+      environment: { temperature: '22°C', humidity: '45%', em_field_strength: '0.5T' },
+      quantum_state: { qubit_configuration: '1010', superposition_stability: '99.9%' },
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/check-anchor-stability',
+    rpc: 'tms.v1.AnchorService.CheckAnchorStability',
+    summary: 'Simulate an anchor and report whether it holds its accuracy.',
+    example: { anchor_id: 'anc_REPLACE_WITH_anchor_id' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/adjust-anchor',
+    rpc: 'tms.v1.AnchorService.AdjustAnchor',
+    summary: "Replace an anchor's environment and recompute its stability.",
+    example: {
+      anchor_id: 'anc_REPLACE_WITH_anchor_id',
+      new_environment: { temperature: '20°C', humidity: '40%', em_field_strength: '0.3T' },
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/travel',
+    rpc: 'tms.v1.TutorialService.Travel',
+    summary: "Record the caller's arrival at a time and place; returns the events around it.",
+    example: { destination_time: '1969-07-20T20:17:40Z', location: 'Houston, United States' },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/scan-events',
+    rpc: 'tms.v1.TutorialService.ScanEvents',
+    summary: 'Search events (the tutorial form of search-events).',
+    example: { location: 'Rome', time_range: '-000100-01-01T00:00:00Z/0100-01-01T00:00:00Z' },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/manipulate-event',
+    rpc: 'tms.v1.TutorialService.ManipulateEvent',
+    summary: 'Manipulate an event with one change (the flat tutorial form).',
+    example: { event_id: 'storming-of-the-bastille', action: 'reschedule', time: '1789-07-15T10:00:00Z' },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/monitor-paradox',
+    rpc: 'tms.v1.TutorialService.MonitorParadox',
+    summary: 'Paradox check limited to events in a time range.',
+    example: { timeline_id: 'primary', time_range: '1900-01-01T00:00:00Z/2000-01-01T00:00:00Z' },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/check-timeline',
+    rpc: 'tms.v1.TutorialService.CheckTimeline',
+    summary: 'Is a significant event intact, altered or absent on a timeline compared with primary?',
+    example: { timeline_id: 'primary', significant_event: 'moon-landing' },
+  },
+  ...timelineRoutes(''),
+  ...timelineRoutes('/v1'),
+];

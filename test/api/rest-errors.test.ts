@@ -1,0 +1,138 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { call, startTestServer, type TestServer } from '../support/server.ts';
+
+const errors = suite<{ server: TestServer }>('REST: every bad input gets a clear error in one shape');
+errors.before(async (ctx) => {
+  ctx.server = await startTestServer({ bodyLimitBytes: 64 * 1024 });
+});
+errors.after(async (ctx) => {
+  await ctx.server.stop();
+});
+
+function expectError(res: { status: number; json: { code: string; message: string }; text: string }, status: number, code: string, field?: string) {
+  assert.is(res.status, status, res.text);
+  assert.is(res.json.code, code, res.text);
+  assert.type(res.json.message, 'string');
+  if (field) assert.ok(res.json.message.startsWith(`${field}: `), `message names ${field}: ${res.json.message}`);
+}
+
+errors('missing Authorization is 401 unauthenticated', async ({ server }) => {
+  const res = await call(server, 'GET', '/v1/search-events?location=paris', { key: null });
+  expectError(res, 401, 'unauthenticated');
+  assert.match(res.json.message, /Authorization/);
+});
+
+errors('a wrong key is 401 unauthenticated', async ({ server }) => {
+  expectError(await call(server, 'GET', '/v1/search-events?location=paris', { key: 'tms_not_a_real_key' }), 401, 'unauthenticated');
+  expectError(await call(server, 'GET', '/v1/search-events', { headers: { authorization: 'Basic abc' } }), 401, 'unauthenticated');
+});
+
+errors('unknown route is 404 and names the route', async ({ server }) => {
+  const res = await call(server, 'GET', '/v1/no-such-thing');
+  expectError(res, 404, 'not_found');
+  assert.match(res.json.message, /GET \/v1\/no-such-thing/);
+});
+
+errors('wrong method is 405 with Allow', async ({ server }) => {
+  const res = await call(server, 'PUT', '/v1/search-events', { body: {} });
+  assert.is(res.status, 405, res.text);
+  assert.is(res.headers['allow'], 'GET');
+  assert.is(res.json.code, 'unimplemented');
+  const del = await call(server, 'POST', '/timeline/primary', { body: {} });
+  assert.is(del.status, 405);
+  assert.is(del.headers['allow'], 'GET, DELETE');
+});
+
+errors('a body over the limit is 413 and nothing is written', async ({ server }) => {
+  const before = await call(server, 'GET', '/timelines');
+  const res = await call(server, 'POST', '/v1/create-timeline', {
+    body: { base_timeline_id: 'primary', description: 'x'.repeat(70 * 1024) },
+  });
+  assert.is(res.status, 413, res.text);
+  assert.is(res.json.code, 'resource_exhausted');
+  assert.match(res.json.message, /request body/);
+  const after = await call(server, 'GET', '/timelines');
+  assert.equal(after.json.timelines.length, before.json.timelines.length);
+});
+
+errors('bad JSON is 400 invalid_argument', async ({ server }) => {
+  const res = await call(server, 'POST', '/v1/create-timeline', { rawBody: '{"base_timeline_id": "primary",' });
+  expectError(res, 400, 'invalid_argument', 'request body');
+  expectError(await call(server, 'POST', '/v1/create-timeline', { rawBody: '[1,2]' }), 400, 'invalid_argument', 'request body');
+});
+
+errors('a non-JSON content type is 415', async ({ server }) => {
+  const res = await call(server, 'POST', '/v1/create-timeline', { rawBody: '<timeline/>', headers: { 'content-type': 'application/xml' } });
+  assert.is(res.status, 415, res.text);
+  assert.is(res.json.code, 'invalid_argument');
+});
+
+errors('wrong types name the field', async ({ server }) => {
+  const res = await call(server, 'GET', '/v1/search-events', { body: { location: 123 } });
+  expectError(res, 400, 'invalid_argument', 'location');
+  assert.match(res.json.message, /expected string, got number/);
+  expectError(await call(server, 'POST', '/v1/manipulate-event', { body: { event_id: 'x', new_outcome: 'no', safety_check: false } }), 400, 'invalid_argument', 'new_outcome');
+  expectError(
+    await call(server, 'POST', '/v1/manipulate-event', { body: { event_id: 'x', new_outcome: { description: 'd', changes: [] }, safety_check: 'yes' } }),
+    400,
+    'invalid_argument',
+    'safety_check',
+  );
+});
+
+errors('missing fields name the field', async ({ server }) => {
+  const res = await call(server, 'POST', '/v1/manipulate-event', { body: { new_outcome: { description: 'd', changes: [] } } });
+  expectError(res, 400, 'invalid_argument', 'event_id');
+  assert.match(res.json.message, /required/);
+  expectError(await call(server, 'POST', '/v1/manipulate-event', { body: { event_id: 'x' } }), 400, 'invalid_argument', 'new_outcome');
+  expectError(await call(server, 'POST', '/v1/create-parallel-timeline', { body: { base_timeline_id: 'primary', description: 'd' } }), 400, 'invalid_argument', 'variation');
+});
+
+errors('bad timestamps name the nested field', async ({ server }) => {
+  const res = await call(server, 'POST', '/v1/manipulate-event', {
+    body: { event_id: 'x', new_outcome: { description: 'd', changes: [{ action: 'reschedule', time: '1789-13-14T00:00:00Z' }] } },
+  });
+  expectError(res, 400, 'invalid_argument', 'new_outcome.changes[0].time');
+  assert.match(res.json.message, /month/);
+  expectError(await call(server, 'GET', '/v1/search-events', { body: { time_range: '2000-01-01T00:00:00Z/1999-01-01T00:00:00Z' } }), 400, 'invalid_argument', 'time_range');
+  expectError(await call(server, 'GET', '/v1/search-events', { body: { time_range: 'yesterday/today' } }), 400, 'invalid_argument', 'time_range');
+  expectError(await call(server, 'POST', '/api/v1/travel', { body: { destination_time: '1969-07-20', location: 'Houston' } }), 400, 'invalid_argument', 'destination_time');
+});
+
+errors('unknown fields are refused by name', async ({ server }) => {
+  expectError(await call(server, 'GET', '/v1/search-events', { body: { location: 'paris', timelin_id: 'primary' } }), 400, 'invalid_argument', 'timelin_id');
+  expectError(await call(server, 'GET', '/v1/search-events?colour=blue'), 400, 'invalid_argument', 'colour');
+});
+
+errors('unknown ids are 404 and name the id', async ({ server }) => {
+  const timeline = await call(server, 'GET', '/v1/search-events', { body: { location: 'paris', timeline_id: 'tl_nope' } });
+  expectError(timeline, 404, 'not_found');
+  assert.match(timeline.json.message, /tl_nope/);
+  const event = await call(server, 'POST', '/v1/manipulate-event', { body: { event_id: 'evt_nope', new_outcome: { description: 'd', changes: [] } } });
+  expectError(event, 404, 'not_found');
+  assert.match(event.json.message, /evt_nope/);
+  expectError(await call(server, 'POST', '/v1/revert-event', { body: { event_id: 'evt_nope' } }), 404, 'not_found');
+  expectError(await call(server, 'GET', '/timeline/tl_nope'), 404, 'not_found');
+  expectError(await call(server, 'POST', '/v1/create-timeline', { body: { base_timeline_id: 'tl_nope', description: 'd' } }), 404, 'not_found');
+});
+
+errors('page_size above the maximum and a forged page_token are refused', async ({ server }) => {
+  expectError(await call(server, 'GET', '/v1/search-events?page_size=100000'), 400, 'invalid_argument', 'page_size');
+  expectError(await call(server, 'GET', '/v1/search-events?page_size=0'), 400, 'invalid_argument', 'page_size');
+  expectError(await call(server, 'GET', '/v1/search-events?page_token=garbage!'), 400, 'invalid_argument', 'page_token');
+});
+
+errors('health, readiness, metrics and the API description need no key', async ({ server }) => {
+  assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
+  assert.is((await call(server, 'GET', '/readyz', { key: null })).status, 200);
+  const metrics = await call(server, 'GET', '/metrics', { key: null });
+  assert.is(metrics.status, 200);
+  assert.match(metrics.text, /tms_requests_total/);
+  const openapi = await call(server, 'GET', '/openapi.json', { key: null });
+  assert.is(openapi.status, 200);
+  assert.is(openapi.json.openapi, '3.1.0');
+  assert.ok(openapi.json.paths['/v1/search-events'].get);
+});
+
+errors.run();
