@@ -1,0 +1,129 @@
+import { create } from '@bufbuild/protobuf';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  HealthCheckRequestSchema,
+  HealthCheckResponse_ServingStatus as Serving,
+  HealthCheckResponseSchema,
+  HealthListRequestSchema,
+  HealthListResponseSchema,
+} from '../../src/gen/grpc/health/v1/health_pb.ts';
+import type { HealthCheckResponse } from '../../src/gen/grpc/health/v1/health_pb.ts';
+import { HealthState, registerHealth } from '../../src/server/grpc-infra/health.ts';
+import { eventually, isServiceError, reader, serverStream, startHarness, unary } from './grpc-harness.ts';
+import type { Harness } from './grpc-harness.ts';
+
+const health = suite<{ harness: Harness; state: HealthState }>('grpc.health.v1 over a real h2c server');
+
+health.before.each(async (context) => {
+  context.state = new HealthState();
+  const state = context.state;
+  context.harness = await startHarness((router) => registerHealth(router, state));
+});
+health.after.each(async ({ harness }) => {
+  await harness.close();
+});
+
+const check = (harness: Harness, service: string) =>
+  unary(
+    harness.client,
+    '/grpc.health.v1.Health/Check',
+    HealthCheckRequestSchema,
+    HealthCheckResponseSchema,
+    create(HealthCheckRequestSchema, { service }),
+  );
+
+const watch = (harness: Harness, service: string) => {
+  const call = serverStream(
+    harness.client,
+    '/grpc.health.v1.Health/Watch',
+    HealthCheckRequestSchema,
+    HealthCheckResponseSchema,
+    create(HealthCheckRequestSchema, { service }),
+  );
+  const errors: unknown[] = [];
+  call.on('error', (error) => errors.push(error));
+  return { call, errors, messages: reader<HealthCheckResponse>(call) };
+};
+
+health('Check reports the whole server SERVING from the start', async ({ harness }) => {
+  const response = await check(harness, '');
+  assert.is(response.status, Serving.SERVING);
+});
+
+health('Check reports the status set for a service', async ({ harness, state }) => {
+  state.setStatus('tms.v1.EventService', 'NOT_SERVING');
+  assert.is((await check(harness, 'tms.v1.EventService')).status, Serving.NOT_SERVING);
+  state.setStatus('tms.v1.EventService', 'SERVING');
+  assert.is((await check(harness, 'tms.v1.EventService')).status, Serving.SERVING);
+});
+
+health('Check answers NOT_FOUND for a service it does not know', async ({ harness }) => {
+  try {
+    await check(harness, 'tms.v1.NoSuchService');
+    assert.unreachable('Check should have failed');
+  } catch (error) {
+    assert.ok(isServiceError(error), `expected a gRPC error, got ${String(error)}`);
+    assert.is(error.code, GrpcStatus.NOT_FOUND);
+    assert.match(error.details, 'tms.v1.NoSuchService');
+  }
+});
+
+health('List returns every known service with its status', async ({ harness, state }) => {
+  state.setStatus('tms.v1.EventService', 'SERVING');
+  state.setStatus('tms.v1.AnchorService', 'NOT_SERVING');
+  const response = await unary(
+    harness.client,
+    '/grpc.health.v1.Health/List',
+    HealthListRequestSchema,
+    HealthListResponseSchema,
+    create(HealthListRequestSchema),
+  );
+  const statuses = Object.fromEntries(Object.entries(response.statuses).map(([name, value]) => [name, value.status]));
+  assert.equal(statuses, {
+    '': Serving.SERVING,
+    'tms.v1.EventService': Serving.SERVING,
+    'tms.v1.AnchorService': Serving.NOT_SERVING,
+  });
+});
+
+health('Watch sends the current status, then each change, and stops when the client goes', async ({ harness, state }) => {
+  state.setStatus('tms.v1.EventService', 'SERVING');
+  const { call, messages } = watch(harness, 'tms.v1.EventService');
+  assert.is((await messages.next()).status, Serving.SERVING);
+  assert.is(state.watcherCount, 1);
+
+  state.setStatus('tms.v1.EventService', 'SERVING'); // no change: nothing is sent
+  state.setStatus('tms.v1.EventService', 'NOT_SERVING');
+  assert.is((await messages.next()).status, Serving.NOT_SERVING);
+  state.setStatus('tms.v1.EventService', 'SERVING');
+  assert.is((await messages.next()).status, Serving.SERVING);
+
+  call.cancel();
+  await eventually(() => state.watcherCount === 0, 'the server to drop the watcher after the client cancelled');
+});
+
+health('Watch of an unknown service says SERVICE_UNKNOWN, then reports it once it is known', async ({ harness, state }) => {
+  const { call, messages } = watch(harness, 'tms.v1.TimelineService');
+  assert.is((await messages.next()).status, Serving.SERVICE_UNKNOWN);
+  state.setStatus('tms.v1.TimelineService', 'SERVING');
+  assert.is((await messages.next()).status, Serving.SERVING);
+  call.cancel();
+  await eventually(() => state.watcherCount === 0, 'the watcher to end');
+});
+
+health('shutdown turns everything NOT_SERVING, tells watchers, and ignores later changes', async ({ harness, state }) => {
+  state.setStatus('tms.v1.EventService', 'SERVING');
+  const { call, messages } = watch(harness, '');
+  assert.is((await messages.next()).status, Serving.SERVING);
+  state.shutdown();
+  assert.is((await messages.next()).status, Serving.NOT_SERVING);
+  state.setStatus('', 'SERVING');
+  assert.is((await check(harness, '')).status, Serving.NOT_SERVING);
+  assert.is((await check(harness, 'tms.v1.EventService')).status, Serving.NOT_SERVING);
+  call.cancel();
+  await eventually(() => state.watcherCount === 0, 'the watcher to end');
+});
+
+health.run();
