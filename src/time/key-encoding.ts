@@ -9,6 +9,7 @@ const SIGN_BIT = 0x8000_0000;
 const SAFE_HIGH_WORD = 2 ** 20;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 function writeUint32(target: Uint8Array, offset: number, value: number): void {
   target[offset] = value >>> 24;
@@ -36,7 +37,7 @@ export function encodeInstantKey(instant: Instant, target?: Uint8Array, offset =
   if (!Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) throw new RangeError(`nanos ${nanos} out of range 0..999999999`);
   let high: number;
   let low: number;
-  if (seconds < BigInt(Number.MAX_SAFE_INTEGER) && seconds > -BigInt(Number.MAX_SAFE_INTEGER)) {
+  if (seconds <= MAX_SAFE && seconds >= -MAX_SAFE) {
     const value = Number(seconds);
     high = Math.floor(value / TWO_POW_32);
     low = value - high * TWO_POW_32;
