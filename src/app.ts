@@ -22,6 +22,7 @@ import { registerRpcServices, requestStateKey, clientAddressKey } from './server
 import { tmsServices } from './server/connect/services.ts';
 import { HealthState, registerHealth } from './server/grpc-infra/health.ts';
 import { registerReflection } from './server/grpc-infra/reflection.ts';
+import { healthFile, tmsServiceFiles } from './server/grpc-infra/api-files.ts';
 import { requestStateOf } from './server/request-state.ts';
 import { clientAddress } from './server/http-io.ts';
 
@@ -55,10 +56,12 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   const readiness: Readiness = { ready: false, draining: false };
 
   const rpcHandler = connectNodeAdapter({
+    // Connect JSON uses the spec's snake_case names, exactly as REST does.
+    jsonOptions: { useProtoFieldName: true },
     routes(router) {
       registerRpcServices(router, tmsServices, operations, gate);
       registerHealth(router, health);
-      registerReflection(router, tmsServices.map((service) => service.file));
+      registerReflection(router, [...tmsServiceFiles, healthFile]);
     },
     contextValues: (req) =>
       createContextValues().set(requestStateKey, requestStateOf(req)).set(clientAddressKey, clientAddress(req)),
@@ -89,7 +92,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     ...(bootstrap.created ? { bootstrap: { username: bootstrap.username, password: bootstrap.password, key: bootstrap.key } } : {}),
     async close() {
       readiness.draining = true;
-      health.setStatus('', 'NOT_SERVING');
+      health.shutdown();
       await server.close(config.shutdownGraceMs);
       await pool.close();
       await access.close();

@@ -1,11 +1,11 @@
 import type { AccessControl } from '../accounts/access.ts';
-import type { Principal } from '../accounts/principal.ts';
+import type { Principal, Scope } from '../accounts/principal.ts';
 import type { RateLimiter } from '../accounts/rate-limit.ts';
 import type { Gate } from './gate.ts';
 import { authorize, isPublic } from '../accounts/authorization.ts';
 import { ApiError } from '../domain/errors.ts';
 
-const ANONYMOUS: Principal = Object.freeze({ account: '', scopes: new Set(), credentialId: 'anonymous', kind: 'session' });
+const ANONYMOUS: Principal = Object.freeze({ account: '', scopes: new Set<Scope>(), credentialId: 'anonymous', kind: 'session' });
 
 /** authenticate → authorize → rate limit, the same for every face. */
 export function createGate(access: AccessControl, limiter: RateLimiter): Gate {

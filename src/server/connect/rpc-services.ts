@@ -1,4 +1,4 @@
-import { createContextKey, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import { createContextKey, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import { fromJson, toJson, type DescMethod, type DescService, type JsonValue, type Message } from '@bufbuild/protobuf';
 import type { OperationTable } from '../../api/operation.ts';
 import type { Gate } from '../gate.ts';
@@ -22,7 +22,8 @@ export function registerRpcServices(router: ConnectRouter, services: DescService
       if (method.methodKind !== 'unary') continue;
       impl[method.localName] = unaryHandler(`${service.typeName}.${method.name}`, method, operations, gate);
     }
-    router.service(service, impl);
+    // The table is built from the descriptor at run time, so its static type cannot be the generated one.
+    router.service(service, impl as unknown as Partial<ServiceImpl<DescService>>);
   }
 }
 

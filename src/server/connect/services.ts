@@ -1,4 +1,4 @@
-import type { DescService } from '@bufbuild/protobuf';
+import type { DescMethod, DescService } from '@bufbuild/protobuf';
 import { AccountService } from '../../gen/tms/v1/account_service_pb.ts';
 import { AnchorService } from '../../gen/tms/v1/anchor_service_pb.ts';
 import { ConsoleService } from '../../gen/tms/v1/console_service_pb.ts';
@@ -19,6 +19,6 @@ export const tmsServices: DescService[] = [
 ];
 
 /** RPC name → its method descriptor, for tools that work by name (OpenAPI, console, authorization). */
-export const rpcMethods = new Map(
+export const rpcMethods: ReadonlyMap<string, DescMethod> = new Map(
   tmsServices.flatMap((service) => service.methods.map((method) => [`${service.typeName}.${method.name}`, method] as const)),
 );

@@ -1,0 +1,28 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+
+export const reportsDir = join(import.meta.dirname, '..', 'reports');
+
+export function machineLine(): string {
+  const cpu = cpus();
+  return `Node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${new Date().toISOString().slice(0, 10)}`;
+}
+
+/** Each benchmark writes its own section; `bench/run.ts` joins them into bench/REPORT.md. */
+export function writeReport(name: string, markdown: string): string {
+  mkdirSync(reportsDir, { recursive: true });
+  const path = join(reportsDir, `${name}.md`);
+  writeFileSync(path, markdown.trimEnd() + '\n');
+  return path;
+}
+
+export function table(header: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}

@@ -1,0 +1,38 @@
+import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { fromBinary, fromJson, toBinary, toJson, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { rpcMethods } from '../../src/server/connect/services.ts';
+import { ADMIN_KEY } from './server.ts';
+
+export interface GrpcResult {
+  code: number;
+  /** gRPC status name in snake_case, e.g. `not_found` ('ok' on success), to compare with REST codes. */
+  codeName: string;
+  message: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read whatever came back
+}
+
+const names = Object.fromEntries(Object.entries(status).map(([name, code]) => [code, name.toLowerCase()])) as Record<number, string>;
+
+/** A real @grpc/grpc-js client calling an RPC by name with a proto-JSON request. */
+export function grpcCall(port: number, rpc: string, request: Record<string, unknown>, key: string | null = ADMIN_KEY): Promise<GrpcResult> {
+  const method = rpcMethods.get(rpc);
+  if (!method) throw new Error(`unknown rpc ${rpc}`);
+  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
+  const metadata = new Metadata();
+  if (key !== null) metadata.set('authorization', `Bearer ${key}`);
+  const path = `/${method.parent.typeName}/${method.name}`;
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(
+      path,
+      (m: Message) => Buffer.from(toBinary(method.input, m)),
+      (b: Buffer) => fromBinary(method.output, b),
+      fromJson(method.input, request as JsonValue),
+      metadata,
+      (error: ServiceError | null, response?: Message) => {
+        client.close();
+        if (error) resolve({ code: error.code, codeName: names[error.code] ?? 'unknown', message: error.details, json: undefined });
+        else resolve({ code: 0, codeName: 'ok', message: '', json: toJson(method.output, response!, { useProtoFieldName: true }) });
+      },
+    );
+  });
+}
