@@ -1,0 +1,515 @@
+import { ApiError, invalidArgument } from '../domain/errors.ts';
+import { AccountStore } from './account-store.ts';
+import type { RootDb } from './account-store.ts';
+import { LoginThrottle } from './login-throttle.ts';
+import type { ThrottleOptions } from './login-throttle.ts';
+import { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './password-hash.ts';
+import type { ScryptCost } from './password-hash.ts';
+import { SCOPES, hasScope, sortScopes } from './principal.ts';
+import type { Principal, Scope } from './principal.ts';
+import { accountView, keyView } from './records.ts';
+import type { AccountRecord, AccountView, KeyRecord, KeyView, SessionRecord } from './records.ts';
+import { credentialIdOf, derivedKeyId, hashToken, newCredentialId, newPassword, newToken, sameHash } from './tokens.ts';
+import {
+  MAX_PASSWORD_LENGTH,
+  checkKeyName,
+  checkPassword,
+  normalizeUsername,
+  parseExpiry,
+  parseScopes,
+} from './validation.ts';
+
+export interface AccessOptions {
+  /** The clock, in epoch milliseconds (tests inject one). */
+  now?: () => number;
+  /** Lifetime of a login session (default 1 hour). */
+  sessionTtlMs?: number;
+  /** Lockout after failed logins. */
+  throttle?: ThrottleOptions;
+  /** How often last-use times reach the disk (default 5 s). */
+  flushIntervalMs?: number;
+  /** Password hashing cost for new hashes (default DEFAULT_SCRYPT_COST; tests lower it). */
+  scrypt?: ScryptCost;
+  /** Where background write failures go (default: a process warning). */
+  onError?: (error: unknown) => void;
+}
+
+export interface LoginResult {
+  token: string;
+  expires_at: string;
+  account: string;
+  scopes: Scope[];
+}
+
+export interface NewAccount {
+  username: unknown;
+  /** Omitted: a random password is generated and returned once. */
+  password?: unknown;
+  scopes: unknown;
+}
+
+export interface NewKey {
+  /** Whose key (default: the caller's own account; another account needs admin). */
+  account?: unknown;
+  name: unknown;
+  scopes: unknown;
+  /** ISO 8601 timestamp in the future, or empty for a key that does not expire. */
+  expires_at?: unknown;
+}
+
+/** The one time a key's secret is seen. */
+export type CreatedKey = KeyView & { key: string };
+
+export type AdminBootstrap =
+  | { created: true; username: string; password: string; key_id: string; key: string }
+  | { created: false; notice?: string };
+
+const MISSING_HEADER = 'missing Authorization: Bearer <API_KEY> header';
+const INVALID_CREDENTIALS = 'invalid or expired credentials';
+const INVALID_LOGIN = 'invalid username or password';
+const ADMIN_USERNAME = 'admin';
+const BOOTSTRAP = '(bootstrap)';
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+const SESSION_SWEEP_MS = 60_000;
+
+/** An API key or session as the request path sees it: everything needed to answer without I/O. */
+interface Credential {
+  hash: Buffer;
+  /** Infinity when it never expires. */
+  expiresAt: number;
+  revoked: boolean;
+  principal: Principal;
+  /** Keys only: the stored record, and its last use not yet written. */
+  key?: KeyRecord;
+  lastUsedAt?: number;
+  lastUsedFrom?: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * Accounts, API keys and login sessions. Everything that authenticates lives in memory (loaded at open),
+ * so `authenticate` is a SHA-256 and a Map lookup; changes are written through to the `a` sublevel.
+ */
+export class AccessControl {
+  private readonly accounts = new Map<string, AccountRecord>();
+  private readonly credentials = new Map<string, Credential>();
+  private readonly dirtyKeys = new Set<string>();
+  private readonly throttle: LoginThrottle;
+  private readonly now: () => number;
+  private readonly sessionTtlMs: number;
+  private readonly cost: ScryptCost;
+  private readonly onError: (error: unknown) => void;
+  private readonly timer: NodeJS.Timeout;
+  /** Every write goes through this chain, so that records reach the disk in the order they changed. */
+  private writes: Promise<void> = Promise.resolve();
+  private unknownUserHash: Promise<string> | undefined;
+  private nextSessionSweep = 0;
+  private closed = false;
+
+  private constructor(private readonly store: AccountStore, options: AccessOptions) {
+    this.now = options.now ?? Date.now;
+    this.sessionTtlMs = options.sessionTtlMs ?? 60 * 60_000;
+    this.cost = options.scrypt ?? DEFAULT_SCRYPT_COST;
+    this.throttle = new LoginThrottle(options.throttle ?? {}, this.now);
+    this.onError = options.onError ?? ((error) => process.emitWarning(`account store: ${String(error)}`));
+    this.timer = setInterval(() => void this.flush().catch(this.onError), options.flushIntervalMs ?? 5_000);
+    this.timer.unref();
+  }
+
+  static async open(db: RootDb, options: AccessOptions = {}): Promise<AccessControl> {
+    const store = await AccountStore.open(db);
+    const loaded = await store.loadAll();
+    const access = new AccessControl(store, options);
+    for (const account of loaded.accounts) access.accounts.set(account.username, account);
+    for (const key of loaded.keys) access.registerKey(key);
+    for (const session of loaded.sessions) access.registerSession(session);
+    return access;
+  }
+
+  // ---------------------------------------------------------------- the request path
+
+  /** Who is calling. Synchronous and free of I/O; throws `unauthenticated`. */
+  authenticate(authorization: string | undefined, client: string): Principal {
+    if (authorization === undefined || authorization.trim() === '') {
+      throw new ApiError('unauthenticated', MISSING_HEADER);
+    }
+    const token = BEARER.exec(authorization)?.[1];
+    if (token === undefined) throw new ApiError('unauthenticated', INVALID_CREDENTIALS);
+    const credential = this.find(token);
+    const now = this.now();
+    if (credential === undefined || credential.revoked || credential.expiresAt <= now) {
+      throw new ApiError('unauthenticated', INVALID_CREDENTIALS);
+    }
+    if (credential.key !== undefined) {
+      credential.lastUsedAt = now;
+      credential.lastUsedFrom = client;
+      this.dirtyKeys.add(credential.key.key_id);
+    }
+    return credential.principal;
+  }
+
+  /** The credential a token names, if its hash matches (compared in constant time). */
+  private find(token: string): Credential | undefined {
+    const hash = hashToken(token);
+    const credential = this.credentials.get(credentialIdOf(token) ?? derivedKeyId(hash));
+    return credential !== undefined && sameHash(credential.hash, hash) ? credential : undefined;
+  }
+
+  // ---------------------------------------------------------------- sessions
+
+  /**
+   * A session token for a username and password. Unknown user and wrong password get the same answer
+   * (and take the same time); repeated failures lock the account name and the client out for a while.
+   */
+  async login(username: unknown, password: unknown, client: string): Promise<LoginResult> {
+    if (typeof username !== 'string' || username.trim() === '') throw invalidArgument('username', 'required');
+    if (typeof password !== 'string' || password === '') throw invalidArgument('password', 'required');
+    const name = username.trim().toLowerCase().slice(0, 128);
+    const attempt = this.throttle.begin(name, client);
+    const account = this.accounts.get(name);
+    const stored = account?.password_hash ?? (await this.hashForUnknownUsers());
+    const matches = password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(password, stored));
+    // The account may have been removed while the password was being checked.
+    const current = this.accounts.get(name);
+    if (!matches || account === undefined || current !== account) {
+      attempt.failed();
+      throw new ApiError('unauthenticated', INVALID_LOGIN);
+    }
+    attempt.succeeded();
+
+    const now = this.now();
+    const sessionId = this.unusedId('session');
+    const token = newToken(sessionId);
+    const session: SessionRecord = {
+      session_id: sessionId,
+      account: name,
+      created_at: iso(now),
+      expires_at: iso(now + this.sessionTtlMs),
+      client,
+      token_sha256: hashToken(token).toString('hex'),
+    };
+    this.registerSession(session);
+    await this.write(() => this.store.putSession(session));
+    return { token, expires_at: session.expires_at, account: name, scopes: [...account.scopes] };
+  }
+
+  /** Ends a login session (the bearer token it was given). API keys are revoked instead. */
+  async logout(token: string): Promise<void> {
+    const bearer = BEARER.exec(token)?.[1] ?? token.trim();
+    const credential = this.find(bearer);
+    if (credential === undefined || credential.expiresAt <= this.now()) {
+      throw new ApiError('unauthenticated', INVALID_CREDENTIALS);
+    }
+    if (credential.principal.kind !== 'session') {
+      throw new ApiError('failed_precondition', 'logout ends a login session; API keys are revoked with DELETE /v1/keys/{key_id}');
+    }
+    const sessionId = credential.principal.credentialId;
+    this.credentials.delete(sessionId);
+    await this.write(() => this.store.deleteSession(sessionId));
+  }
+
+  // ---------------------------------------------------------------- accounts (admin)
+
+  /** Returns the generated password when none was given: it is never shown again. */
+  async createAccount(actor: Principal, input: NewAccount): Promise<{ account: AccountView; password?: string }> {
+    requireAdmin(actor, 'creating accounts');
+    const username = normalizeUsername(input.username);
+    const scopes = parseScopes(input.scopes);
+    const generated = input.password === undefined || input.password === null || input.password === '';
+    const password = generated ? newPassword() : checkPassword(input.password);
+    this.assertNewUsername(username);
+    const passwordHash = await hashPassword(password, this.cost);
+    this.assertNewUsername(username);
+    const record: AccountRecord = {
+      username,
+      password_hash: passwordHash,
+      scopes,
+      created_at: iso(this.now()),
+      created_by: actor.account,
+    };
+    this.accounts.set(username, record);
+    try {
+      await this.write(() => this.store.putAccount(record));
+    } catch (error) {
+      this.accounts.delete(username);
+      throw error;
+    }
+    return generated ? { account: accountView(record), password } : { account: accountView(record) };
+  }
+
+  listAccounts(actor: Principal): AccountView[] {
+    requireAdmin(actor, 'listing accounts');
+    return [...this.accounts.values()].sort((a, b) => a.username.localeCompare(b.username)).map(accountView);
+  }
+
+  /** Removes an account with its keys and sessions, which stop working at once. */
+  async deleteAccount(actor: Principal, username: unknown): Promise<void> {
+    requireAdmin(actor, 'removing accounts');
+    const name = normalizeUsername(username);
+    const account = this.accounts.get(name);
+    if (account === undefined) throw new ApiError('not_found', `account "${name}" not found`);
+    if (name === actor.account) throw new ApiError('failed_precondition', 'an account cannot remove itself');
+    const admins = [...this.accounts.values()].filter((a) => a.scopes.includes('admin'));
+    if (account.scopes.includes('admin') && admins.length === 1) {
+      throw new ApiError('failed_precondition', `account "${name}" is the last admin; create another admin first`);
+    }
+    const keyIds: string[] = [];
+    const sessionIds: string[] = [];
+    for (const [id, credential] of this.credentials) {
+      if (credential.principal.account !== name) continue;
+      (credential.principal.kind === 'session' ? sessionIds : keyIds).push(id);
+      this.credentials.delete(id);
+      this.dirtyKeys.delete(id);
+    }
+    this.accounts.delete(name);
+    await this.write(() => this.store.removeAccount(name, keyIds, sessionIds));
+  }
+
+  // ---------------------------------------------------------------- API keys
+
+  /** A new key with at most the caller's scopes (and its account's). The secret is returned only here. */
+  async createKey(actor: Principal, input: NewKey): Promise<CreatedKey> {
+    const target =
+      input.account === undefined || input.account === null || input.account === ''
+        ? actor.account
+        : normalizeUsername(input.account, 'account');
+    if (target !== actor.account) requireAdmin(actor, "creating keys for another account");
+    const account = this.accounts.get(target);
+    if (account === undefined) throw new ApiError('not_found', `account "${target}" not found`);
+    const name = checkKeyName(input.name);
+    const scopes = parseScopes(input.scopes);
+    for (const scope of scopes) {
+      if (!hasScope(actor, scope)) {
+        const held = sortScopes(actor.scopes).join(', ');
+        throw new ApiError('permission_denied', `scopes: "${scope}" exceeds this credential's scopes (${held})`);
+      }
+      if (!hasScope({ scopes: new Set(account.scopes) }, scope)) {
+        throw invalidArgument('scopes', `account "${target}" does not hold the "${scope}" scope`);
+      }
+    }
+    const now = this.now();
+    const expiresAt = parseExpiry(input.expires_at, now);
+    const keyId = this.unusedId('key');
+    const token = newToken(keyId);
+    const record = this.keyRecord(keyId, token, { name, account: target, scopes, createdBy: actor.account, now });
+    record.expires_at = expiresAt === null ? null : iso(expiresAt);
+    this.registerKey(record);
+    try {
+      await this.write(() => this.store.putKey(record));
+    } catch (error) {
+      this.credentials.delete(keyId);
+      throw error;
+    }
+    return { ...keyView(record), key: token };
+  }
+
+  /** Without secrets. Non-admins see their own keys; admins everyone's (or one account's). */
+  listKeys(actor: Principal, filter: { account?: unknown } = {}): KeyView[] {
+    const account =
+      filter.account === undefined || filter.account === null || filter.account === ''
+        ? undefined
+        : normalizeUsername(filter.account, 'account');
+    const isAdmin = hasScope(actor, 'admin');
+    if (account !== undefined && account !== actor.account) requireAdmin(actor, "listing another account's keys");
+    const wanted = account ?? (isAdmin ? undefined : actor.account);
+    const views: KeyView[] = [];
+    for (const credential of this.credentials.values()) {
+      const key = credential.key;
+      if (key === undefined || (wanted !== undefined && key.account !== wanted)) continue;
+      views.push(keyView(this.withLastUse(credential, key)));
+    }
+    return views.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
+  }
+
+  /** Revoked keys are refused from the moment this is called. Another account's key is not_found. */
+  async revokeKey(actor: Principal, keyId: unknown): Promise<KeyView> {
+    if (typeof keyId !== 'string' || keyId === '') throw invalidArgument('key_id', 'required');
+    const credential = this.credentials.get(keyId);
+    const key = credential?.key;
+    if (credential === undefined || key === undefined || (key.account !== actor.account && !hasScope(actor, 'admin'))) {
+      throw new ApiError('not_found', `key ${JSON.stringify(keyId)} not found`);
+    }
+    if (!credential.revoked) {
+      credential.revoked = true;
+      key.revoked = true;
+      key.revoked_at = iso(this.now());
+      await this.write(() => this.store.putKey(this.withLastUse(credential, key)));
+    }
+    return keyView(key);
+  }
+
+  // ---------------------------------------------------------------- first start
+
+  /**
+   * On an empty store: an `admin` account with a random password and an API key (TMS_ADMIN_KEY when given),
+   * returned once for the operator. Later starts return `{created: false}`, after making sure a given
+   * TMS_ADMIN_KEY is accepted.
+   */
+  async ensureAdmin(options: { adminKey?: string } = {}): Promise<AdminBootstrap> {
+    const { adminKey } = options;
+    if (adminKey !== undefined) {
+      if (adminKey.length < 16 || /\s/.test(adminKey)) throw new Error('TMS_ADMIN_KEY must be at least 16 characters, without spaces');
+      const existing = this.find(adminKey);
+      if (existing?.revoked) return { created: false, notice: 'TMS_ADMIN_KEY was revoked and stays revoked' };
+      if (existing !== undefined) return { created: false };
+      if (this.credentials.has(credentialIdOf(adminKey) ?? derivedKeyId(hashToken(adminKey)))) {
+        throw new Error('TMS_ADMIN_KEY collides with the id of an existing key; choose another key');
+      }
+    }
+    if (this.accounts.size > 0) {
+      if (adminKey === undefined) return { created: false };
+      const admin = this.accounts.get(ADMIN_USERNAME);
+      if (admin === undefined || !admin.scopes.includes('admin')) {
+        throw new Error('TMS_ADMIN_KEY is new, and there is no "admin" account with the admin scope to give it to');
+      }
+      const record = this.adminKeyRecord(adminKey, true);
+      this.registerKey(record);
+      await this.write(() => this.store.putKey(record));
+      return { created: false, notice: 'TMS_ADMIN_KEY was added to account "admin"' };
+    }
+    const password = newPassword();
+    const account: AccountRecord = {
+      username: ADMIN_USERNAME,
+      password_hash: await hashPassword(password, this.cost),
+      scopes: [...SCOPES],
+      created_at: iso(this.now()),
+      created_by: BOOTSTRAP,
+    };
+    if (this.accounts.size > 0) return { created: false };
+    const key = adminKey ?? newToken(this.unusedId('key'));
+    const record = this.adminKeyRecord(key, adminKey !== undefined);
+    this.accounts.set(ADMIN_USERNAME, account);
+    this.registerKey(record);
+    await this.write(() => this.store.putAccountWithKey(account, record));
+    return { created: true, username: ADMIN_USERNAME, password, key_id: record.key_id, key };
+  }
+
+  private adminKeyRecord(key: string, fromEnvironment: boolean): KeyRecord {
+    const keyId = credentialIdOf(key) ?? derivedKeyId(hashToken(key));
+    const name = fromEnvironment ? 'TMS_ADMIN_KEY' : 'bootstrap admin key';
+    return this.keyRecord(keyId, key, { name, account: ADMIN_USERNAME, scopes: [...SCOPES], createdBy: BOOTSTRAP, now: this.now() });
+  }
+
+  // ---------------------------------------------------------------- upkeep
+
+  /** Writes pending last-use times and forgets expired sessions. Runs every few seconds and at close. */
+  flush(): Promise<void> {
+    return this.write(async () => {
+      const keys: KeyRecord[] = [];
+      for (const id of this.dirtyKeys) {
+        const credential = this.credentials.get(id);
+        if (credential?.key !== undefined) keys.push(this.withLastUse(credential, credential.key));
+      }
+      this.dirtyKeys.clear();
+      if (keys.length > 0) await this.store.putKeysLazily(keys);
+      const now = this.now();
+      if (now < this.nextSessionSweep) return;
+      this.nextSessionSweep = now + SESSION_SWEEP_MS;
+      const expired: string[] = [];
+      for (const [id, credential] of this.credentials) {
+        if (credential.principal.kind === 'session' && credential.expiresAt <= now) expired.push(id);
+      }
+      for (const id of expired) this.credentials.delete(id);
+      if (expired.length > 0) await this.store.deleteSessionsLazily(expired);
+    });
+  }
+
+  /** Stops the timer and writes what is pending. The database itself belongs to the caller. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private write(operation: () => Promise<void>): Promise<void> {
+    const result = this.writes.then(operation);
+    this.writes = result.catch(() => undefined);
+    return result;
+  }
+
+  private withLastUse(credential: Credential, key: KeyRecord): KeyRecord {
+    if (credential.lastUsedAt !== undefined) {
+      key.last_used_at = iso(credential.lastUsedAt);
+      key.last_used_from = credential.lastUsedFrom ?? null;
+    }
+    return key;
+  }
+
+  private keyRecord(
+    keyId: string,
+    token: string,
+    fields: { name: string; account: string; scopes: Scope[]; createdBy: string; now: number },
+  ): KeyRecord {
+    return {
+      key_id: keyId,
+      name: fields.name,
+      account: fields.account,
+      scopes: fields.scopes,
+      created_at: iso(fields.now),
+      created_by: fields.createdBy,
+      expires_at: null,
+      last_used_at: null,
+      last_used_from: null,
+      revoked: false,
+      revoked_at: null,
+      token_sha256: hashToken(token).toString('hex'),
+    };
+  }
+
+  private registerKey(key: KeyRecord): void {
+    const account = this.accounts.get(key.account);
+    // A key never grants more than its account holds.
+    const scopes = account === undefined ? [] : key.scopes.filter((s) => hasScope({ scopes: new Set(account.scopes) }, s));
+    this.credentials.set(key.key_id, {
+      hash: Buffer.from(key.token_sha256, 'hex'),
+      expiresAt: key.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(key.expires_at),
+      revoked: key.revoked || account === undefined,
+      principal: Object.freeze({ account: key.account, scopes: new Set(scopes), credentialId: key.key_id, kind: 'key' }),
+      key,
+    });
+  }
+
+  private registerSession(session: SessionRecord): void {
+    const account = this.accounts.get(session.account);
+    if (account === undefined) return;
+    this.credentials.set(session.session_id, {
+      hash: Buffer.from(session.token_sha256, 'hex'),
+      expiresAt: Date.parse(session.expires_at),
+      revoked: false,
+      principal: Object.freeze({
+        account: session.account,
+        scopes: new Set(account.scopes),
+        credentialId: session.session_id,
+        kind: 'session',
+      }),
+    });
+  }
+
+  private unusedId(kind: 'key' | 'session'): string {
+    for (;;) {
+      const id = newCredentialId(kind);
+      if (!this.credentials.has(id)) return id;
+    }
+  }
+
+  private assertNewUsername(username: string): void {
+    if (this.accounts.has(username)) throw new ApiError('already_exists', `account "${username}" already exists`);
+  }
+
+  /** A real hash of a random password, so that logins for unknown users cost what real ones do. */
+  private hashForUnknownUsers(): Promise<string> {
+    this.unknownUserHash ??= hashPassword(newPassword(), this.cost);
+    return this.unknownUserHash;
+  }
+}
+
+function requireAdmin(actor: Principal, what: string): void {
+  if (!hasScope(actor, 'admin')) {
+    const held = sortScopes(actor.scopes).join(', ') || 'no scopes';
+    throw new ApiError('permission_denied', `${what} needs the "admin" scope; this credential has: ${held}`);
+  }
+}

@@ -1,0 +1,42 @@
+import { Option } from 'commander';
+import type { Command } from 'commander';
+import { openOffline } from './offline.ts';
+import type { AccessControl } from './access.ts';
+
+/** `--data-dir`, shared by every offline account command; the server reads the same variable. */
+export function dataDirOption(): Option {
+  return new Option('--data-dir <dir>', 'the LevelDB data directory of the (stopped) server')
+    .env('TMS_DATA_DIR')
+    .default('./data');
+}
+
+/**
+ * Runs one offline command against the store: opens it, runs, closes it; on failure prints
+ * `error: <message>` and exits with status 1 (through commander, so tests can intercept both).
+ */
+export async function runOffline(
+  command: Command,
+  options: { dataDir: string; create?: boolean },
+  work: (access: AccessControl, print: (line: string) => void) => Promise<void> | void,
+): Promise<void> {
+  const writeOut = command.configureOutput().writeOut ?? ((text: string) => process.stdout.write(text));
+  const print = (line: string): void => writeOut(`${line}\n`);
+  let opened: Awaited<ReturnType<typeof openOffline>> | undefined;
+  try {
+    opened = await openOffline(options.dataDir, { create: options.create ?? false });
+    await work(opened.access, print);
+  } catch (error) {
+    await opened?.close().catch(() => undefined);
+    opened = undefined;
+    command.error(`error: ${error instanceof Error ? error.message : String(error)}`, { exitCode: 1 });
+  }
+  await opened?.close();
+}
+
+/** Columns padded to their widest cell: easy to read, easy to grep. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,66 @@
+import { ApiError, invalidArgument } from '../domain/errors.ts';
+import { isScope, sortScopes } from './principal.ts';
+import type { Scope } from './principal.ts';
+
+const USERNAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const MIN_PASSWORD_LENGTH = 8;
+// scrypt cost does not grow with length, but parsing and hashing megabytes per attempt should not be possible.
+export const MAX_PASSWORD_LENGTH = 1024;
+const MAX_KEY_NAME_LENGTH = 100;
+
+/** Usernames compare case-insensitively: they are stored lowercased. */
+export function normalizeUsername(value: unknown, field = 'username'): string {
+  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'required');
+  const username = value.trim().toLowerCase();
+  if (!USERNAME.test(username)) {
+    throw invalidArgument(field, "use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+  }
+  return username;
+}
+
+export function checkPassword(value: unknown, field = 'password'): string {
+  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'required');
+  if (value.length < MIN_PASSWORD_LENGTH) throw invalidArgument(field, `must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (value.length > MAX_PASSWORD_LENGTH) throw invalidArgument(field, `must have at most ${MAX_PASSWORD_LENGTH} characters`);
+  return value;
+}
+
+/** A non-empty list of known scopes, deduplicated and in canonical order. Accepts "read,write" too. */
+export function parseScopes(value: unknown, field = 'scopes'): Scope[] {
+  const items = typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+  if (!Array.isArray(items) || items.length === 0) throw invalidArgument(field, 'name at least one of read, write, admin');
+  items.forEach((item, index) => {
+    if (typeof item !== 'string' || !isScope(item)) {
+      throw invalidArgument(`${field}[${index}]`, `unknown scope ${JSON.stringify(item)}; use read, write or admin`);
+    }
+  });
+  return sortScopes(items as Scope[]);
+}
+
+export function checkKeyName(value: unknown, field = 'name'): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'required');
+  const name = value.trim();
+  if (name.length > MAX_KEY_NAME_LENGTH) throw invalidArgument(field, `must have at most ${MAX_KEY_NAME_LENGTH} characters`);
+  return name;
+}
+
+/** An optional expiry, as an ISO 8601 timestamp in the future; returns epoch milliseconds or null. */
+export function parseExpiry(value: unknown, nowMs: number, field = 'expires_at'): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') throw invalidArgument(field, 'not an ISO 8601 timestamp');
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) throw invalidArgument(field, 'not an ISO 8601 timestamp');
+  if (ms <= nowMs) throw invalidArgument(field, 'must be in the future');
+  return ms;
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `90s`, `15m`, `12h`, `30d`, `2w` → milliseconds (the command line's `--expires`). */
+export function parseDuration(value: string, field = '--expires'): number {
+  const match = /^(\d{1,6})([smhdw])$/.exec(value.trim());
+  if (!match || Number(match[1]) === 0) {
+    throw new ApiError('invalid_argument', `${field}: use a positive number and a unit, e.g. 90s, 15m, 12h, 30d, 2w`);
+  }
+  return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+}

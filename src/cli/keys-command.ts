@@ -1,0 +1,70 @@
+import { Command } from 'commander';
+import { OPERATOR } from '../accounts/principal.ts';
+import { parseDuration } from '../accounts/validation.ts';
+import { dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
+
+/** `tms keys create|list|revoke`: API keys on a stopped server's data directory. */
+export function keysCommand(): Command {
+  const keys = new Command('keys').description('create, list and revoke API keys (offline: the server must be stopped)');
+
+  keys
+    .command('create')
+    .description("create an API key for an account; the key is printed once and stored only as a hash")
+    .requiredOption('--user <name>', 'the account the key acts as')
+    .requiredOption('--name <label>', 'what the key is for, e.g. "ci" or "billing service"')
+    .requiredOption('--scopes <scopes>', "comma-separated: read, write, admin (at most the account's)")
+    .option('--expires <duration>', 'lifetime, e.g. 12h, 30d, 2w (default: does not expire)')
+    .addOption(dataDirOption())
+    .action(async (options: { user: string; name: string; scopes: string; expires?: string; dataDir: string }, command: Command) => {
+      await runOffline(command, options, async (access, print) => {
+        const expiresAt = options.expires === undefined ? undefined : new Date(Date.now() + parseDuration(options.expires)).toISOString();
+        const created = await access.createKey(OPERATOR, {
+          account: options.user,
+          name: options.name,
+          scopes: options.scopes,
+          expires_at: expiresAt,
+        });
+        print(`created key ${created.key_id} for ${created.account} with scopes ${created.scopes.join(', ')}` +
+          (created.expires_at ? `, expires ${created.expires_at}` : ''));
+        print(`key: ${created.key}\n(shown only now: store it safely)`);
+      });
+    });
+
+  keys
+    .command('list')
+    .description('list API keys (never their secrets)')
+    .option('--user <name>', "only this account's keys")
+    .option('--json', 'print JSON instead of a table')
+    .addOption(dataDirOption())
+    .action(async (options: { user?: string; json?: boolean; dataDir: string }, command: Command) => {
+      await runOffline(command, options, (access, print) => {
+        const list = access.listKeys(OPERATOR, { account: options.user });
+        if (options.json) return print(JSON.stringify(list, null, 2));
+        const rows = list.map((k) => [
+          k.key_id,
+          k.account,
+          k.name,
+          k.scopes.join(','),
+          k.created_at,
+          k.expires_at ?? '-',
+          k.last_used_at ?? '-',
+          k.revoked ? 'revoked' : k.expires_at !== null && Date.parse(k.expires_at) <= Date.now() ? 'expired' : 'active',
+        ]);
+        print(formatTable(['KEY ID', 'ACCOUNT', 'NAME', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'STATUS'], rows));
+      });
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke an API key: it is refused from then on')
+    .argument('<key_id>', 'the key id shown by `tms keys list`')
+    .addOption(dataDirOption())
+    .action(async (keyId: string, options: { dataDir: string }, command: Command) => {
+      await runOffline(command, options, async (access, print) => {
+        const key = await access.revokeKey(OPERATOR, keyId);
+        print(`revoked key ${key.key_id} (${key.name}) of ${key.account}`);
+      });
+    });
+
+  return keys;
+}

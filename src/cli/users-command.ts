@@ -1,0 +1,55 @@
+import { Command } from 'commander';
+import { OPERATOR } from '../accounts/principal.ts';
+import { dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
+
+/** `tms users create|list|remove`: account administration on a stopped server's data directory. */
+export function usersCommand(): Command {
+  const users = new Command('users').description('create, list and remove accounts (offline: the server must be stopped)');
+
+  users
+    .command('create')
+    .description('create an account; without --password, a random one is generated and printed once')
+    .argument('<name>', 'username (lowercase letters, digits, ".", "_", "-")')
+    .requiredOption('--scopes <scopes>', 'comma-separated: read, write, admin')
+    .option('--password <password>', 'the password (prefer the generated one: command lines end up in shell history)')
+    .addOption(dataDirOption())
+    .action(async (name: string, options: { scopes: string; password?: string; dataDir: string }, command: Command) => {
+      await runOffline(command, { dataDir: options.dataDir, create: true }, async (access, print) => {
+        const { account, password } = await access.createAccount(OPERATOR, {
+          username: name,
+          scopes: options.scopes,
+          password: options.password,
+        });
+        print(`created account ${account.username} with scopes ${account.scopes.join(', ')}`);
+        if (password !== undefined) print(`password: ${password}\n(shown only now: store it safely)`);
+      });
+    });
+
+  users
+    .command('list')
+    .description('list accounts')
+    .option('--json', 'print JSON instead of a table')
+    .addOption(dataDirOption())
+    .action(async (options: { json?: boolean; dataDir: string }, command: Command) => {
+      await runOffline(command, options, (access, print) => {
+        const accounts = access.listAccounts(OPERATOR);
+        if (options.json) return print(JSON.stringify(accounts, null, 2));
+        const rows = accounts.map((a) => [a.username, a.scopes.join(','), a.created_at, a.created_by]);
+        print(formatTable(['USERNAME', 'SCOPES', 'CREATED', 'CREATED BY'], rows));
+      });
+    });
+
+  users
+    .command('remove')
+    .description('remove an account together with its API keys and sessions')
+    .argument('<name>', 'username')
+    .addOption(dataDirOption())
+    .action(async (name: string, options: { dataDir: string }, command: Command) => {
+      await runOffline(command, options, async (access, print) => {
+        await access.deleteAccount(OPERATOR, name);
+        print(`removed account ${name.toLowerCase()} and its keys and sessions`);
+      });
+    });
+
+  return users;
+}

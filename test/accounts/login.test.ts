@@ -1,0 +1,158 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { OPERATOR } from '../../src/accounts/principal.ts';
+import { apiError, openHarness } from './support.ts';
+import type { Harness } from './support.ts';
+
+const test = suite<{ h: Harness }>('login, sessions and lockout', { h: undefined as unknown as Harness });
+
+test.before.each(async (context) => {
+  context.h = await openHarness({ throttle: { lockMs: 60_000, maxLockMs: 15 * 60_000 } });
+  await context.h.access.createAccount(OPERATOR, { username: 'alice', password: 'correct horse battery', scopes: ['read', 'write'] });
+});
+test.after.each(async ({ h }) => {
+  await h.close();
+  await h.remove();
+});
+
+const retryAfter = (error: { details: { debug: Record<string, unknown> }[] }): unknown => error.details[0]?.debug.retry_after_seconds;
+
+test('login returns a session token that authenticates as the account until logout', async ({ h }) => {
+  const session = await h.access.login('alice', 'correct horse battery', '10.0.0.1');
+  assert.match(session.token, /^tms_ses_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+  assert.is(session.expires_at, new Date(h.clock.ms + 3_600_000).toISOString());
+  assert.equal(session.scopes, ['read', 'write']);
+  const principal = h.access.authenticate(`Bearer ${session.token}`, '10.0.0.1');
+  assert.is(principal.account, 'alice');
+  assert.is(principal.kind, 'session');
+  assert.equal([...principal.scopes], ['read', 'write']);
+
+  await h.access.logout(session.token);
+  const error = await apiError(() => h.access.authenticate(`Bearer ${session.token}`, '10.0.0.1'));
+  assert.is(error.code, 'unauthenticated');
+  assert.is(error.message, 'invalid or expired credentials');
+});
+
+test('usernames are case-insensitive at login', async ({ h }) => {
+  const session = await h.access.login('  Alice ', 'correct horse battery', '10.0.0.1');
+  assert.is(h.access.authenticate(`Bearer ${session.token}`, 'x').account, 'alice');
+});
+
+test('sessions survive a restart and expire after an hour', async ({ h }) => {
+  const session = await h.access.login('alice', 'correct horse battery', '10.0.0.1');
+  await h.reopen();
+  assert.is(h.access.authenticate(`Bearer ${session.token}`, 'x').account, 'alice');
+  h.clock.advance(3_600_000 - 1);
+  assert.is(h.access.authenticate(`Bearer ${session.token}`, 'x').account, 'alice');
+  h.clock.advance(1);
+  const error = await apiError(() => h.access.authenticate(`Bearer ${session.token}`, 'x'));
+  assert.is(error.message, 'invalid or expired credentials');
+});
+
+test('logged-out sessions stay logged out after a restart', async ({ h }) => {
+  const session = await h.access.login('alice', 'correct horse battery', '10.0.0.1');
+  await h.access.logout(`Bearer ${session.token}`);
+  await h.reopen();
+  assert.is((await apiError(() => h.access.authenticate(`Bearer ${session.token}`, 'x'))).code, 'unauthenticated');
+  assert.is((await apiError(() => h.access.logout(session.token))).code, 'unauthenticated');
+});
+
+test('an unknown user and a wrong password get the very same 401', async ({ h }) => {
+  const unknown = await apiError(() => h.access.login('mallory', 'correct horse battery', '10.0.0.1'));
+  const wrong = await apiError(() => h.access.login('alice', 'wrong horse battery', '10.0.0.2'));
+  assert.is(unknown.code, 'unauthenticated');
+  assert.is(wrong.code, unknown.code);
+  assert.is(wrong.message, unknown.message);
+  assert.equal(wrong.details, unknown.details);
+});
+
+test('missing fields are invalid_argument naming the field', async ({ h }) => {
+  assert.is((await apiError(() => h.access.login('', 'x', 'c'))).message, 'username: required');
+  assert.is((await apiError(() => h.access.login('alice', undefined, 'c'))).message, 'password: required');
+});
+
+test('10 failures in a row lock the account with a retry-after; the lock expires', async ({ h }) => {
+  for (let i = 0; i < 10; i++) {
+    const error = await apiError(() => h.access.login('alice', `guess ${i}`, `10.0.1.${i}`));
+    assert.is(error.code, 'unauthenticated', `attempt ${i + 1}`);
+  }
+  // Locked: even the right password is refused, from any address.
+  const locked = await apiError(() => h.access.login('alice', 'correct horse battery', '10.9.9.9'));
+  assert.is(locked.code, 'resource_exhausted');
+  assert.is(locked.details[0]?.type, 'tms.v1.RetryInfo');
+  assert.is(retryAfter(locked), 60);
+  assert.match(locked.message, 'try again in 60 seconds');
+
+  h.clock.advance(45_000);
+  assert.is(retryAfter(await apiError(() => h.access.login('alice', 'correct horse battery', '10.9.9.9'))), 15);
+  h.clock.advance(15_000);
+  const session = await h.access.login('alice', 'correct horse battery', '10.9.9.9');
+  assert.ok(session.token);
+});
+
+test('each repeated lock doubles, up to the maximum; a success resets', async ({ h }) => {
+  const failTen = async () => {
+    for (let i = 0; i < 10; i++) await apiError(() => h.access.login('alice', 'nope nope', `10.0.2.${i}`));
+  };
+  const expected = [60, 120, 240, 480, 900, 900];
+  for (const seconds of expected) {
+    await failTen();
+    assert.is(retryAfter(await apiError(() => h.access.login('alice', 'nope nope', '10.0.3.1'))), seconds);
+    h.clock.advance(seconds * 1000);
+  }
+  await h.access.login('alice', 'correct horse battery', '10.0.3.1');
+  await failTen();
+  assert.is(retryAfter(await apiError(() => h.access.login('alice', 'nope nope', '10.0.3.1'))), 60);
+});
+
+test('a success in between resets the count of failures in a row', async ({ h }) => {
+  for (let i = 0; i < 9; i++) await apiError(() => h.access.login('alice', 'nope nope', '10.0.4.1'));
+  await h.access.login('alice', 'correct horse battery', '10.0.4.1');
+  for (let i = 0; i < 9; i++) await apiError(() => h.access.login('alice', 'nope nope', '10.0.4.1'));
+  assert.ok(await h.access.login('alice', 'correct horse battery', '10.0.4.1'));
+});
+
+test('unknown usernames lock like real ones (a lock says nothing about existence)', async ({ h }) => {
+  for (let i = 0; i < 10; i++) await apiError(() => h.access.login('nobody', 'nope nope', `10.0.5.${i}`));
+  assert.is((await apiError(() => h.access.login('nobody', 'nope nope', '10.0.6.1'))).code, 'resource_exhausted');
+});
+
+test('20 failures from one client address lock that address for every account', async ({ h }) => {
+  for (let i = 0; i < 20; i++) {
+    const error = await apiError(() => h.access.login(`user${i % 5}`, 'nope nope', '192.0.2.7'));
+    assert.is(error.code, 'unauthenticated', `attempt ${i + 1}`);
+  }
+  const locked = await apiError(() => h.access.login('alice', 'correct horse battery', '192.0.2.7'));
+  assert.is(locked.code, 'resource_exhausted');
+  assert.is(retryAfter(locked), 60);
+  // Another address is not affected.
+  assert.ok(await h.access.login('alice', 'correct horse battery', '192.0.2.8'));
+  h.clock.advance(60_000);
+  assert.ok(await h.access.login('alice', 'correct horse battery', '192.0.2.7'));
+});
+
+test('parallel guesses cannot outrun the limit', async ({ h }) => {
+  const results = await Promise.allSettled(
+    Array.from({ length: 30 }, (_, i) => h.access.login('alice', `parallel ${i}`, `10.0.7.${i}`)),
+  );
+  const codes = results.map((r) => (r.status === 'rejected' ? (r.reason as { code: string }).code : 'ok'));
+  assert.is(codes.filter((c) => c === 'unauthenticated').length, 10);
+  assert.is(codes.filter((c) => c === 'resource_exhausted').length, 20);
+});
+
+test('logout refuses API keys and unknown tokens', async ({ h }) => {
+  const key = await h.access.createKey(OPERATOR, { account: 'alice', name: 'ci', scopes: ['read'] });
+  const error = await apiError(() => h.access.logout(key.key));
+  assert.is(error.code, 'failed_precondition');
+  assert.is(h.access.authenticate(`Bearer ${key.key}`, 'x').account, 'alice');
+  assert.is((await apiError(() => h.access.logout('tms_ses_0000000000000000_' + 'A'.repeat(43)))).code, 'unauthenticated');
+});
+
+test('removing an account ends its sessions at once', async ({ h }) => {
+  const session = await h.access.login('alice', 'correct horse battery', '10.0.8.1');
+  await h.access.deleteAccount(OPERATOR, 'alice');
+  assert.is((await apiError(() => h.access.authenticate(`Bearer ${session.token}`, 'x'))).code, 'unauthenticated');
+  assert.is((await apiError(() => h.access.login('alice', 'correct horse battery', '10.0.8.1'))).code, 'unauthenticated');
+});
+
+test.run();

@@ -1,0 +1,93 @@
+// Shared by the accounts tests: a real LevelDB in a temp folder, a clock the test moves, cheap scrypt.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Level } from 'level';
+import { AccessControl } from '../../src/accounts/access.ts';
+import type { AccessOptions } from '../../src/accounts/access.ts';
+import type { ScryptCost } from '../../src/accounts/password-hash.ts';
+import { OPERATOR } from '../../src/accounts/principal.ts';
+import type { Principal, Scope } from '../../src/accounts/principal.ts';
+import { ApiError } from '../../src/domain/errors.ts';
+
+/** Real scrypt, low cost: the default costs ~0.6 s per hash on these machines. */
+export const CHEAP_SCRYPT: ScryptCost = { log2N: 10, r: 8, p: 1 };
+
+export class Clock {
+  constructor(public ms = Date.parse('2030-01-01T00:00:00Z')) {}
+  readonly now = (): number => this.ms;
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface Harness {
+  dir: string;
+  db: Level<Uint8Array, Uint8Array>;
+  access: AccessControl;
+  clock: Clock;
+  /** Closes and opens the same folder again (what a restart sees). */
+  reopen(options?: AccessOptions): Promise<void>;
+  close(): Promise<void>;
+  remove(): Promise<void>;
+}
+
+export async function openHarness(options: AccessOptions = {}): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-accounts-'));
+  const clock = new Clock();
+  const open = async (extra: AccessOptions) => {
+    const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
+    await db.open();
+    const access = await AccessControl.open(db, { now: clock.now, scrypt: CHEAP_SCRYPT, ...options, ...extra });
+    return { db, access };
+  };
+  const harness: Harness = {
+    dir,
+    clock,
+    ...(await open({})),
+    async reopen(extra = {}) {
+      await harness.close();
+      Object.assign(harness, await open(extra));
+    },
+    async close() {
+      await harness.access.close();
+      await harness.db.close();
+    },
+    async remove() {
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+/** An account with a password, and a principal for it holding the given scopes (as a session would). */
+export async function makeAccount(access: AccessControl, username: string, scopes: Scope[], password = `pw-${username}-secret`) {
+  await access.createAccount(OPERATOR, { username, password, scopes });
+  const login = await access.login(username, password, '127.0.0.1');
+  const principal = access.authenticate(`Bearer ${login.token}`, '127.0.0.1');
+  return { username, password, token: login.token, principal };
+}
+
+export function principalOf(account: string, scopes: Scope[]): Principal {
+  return { account, scopes: new Set(scopes), credentialId: 'test', kind: 'key' };
+}
+
+/** Runs `work`, which must fail with an ApiError; returns it. */
+export async function apiError(work: () => unknown): Promise<ApiError> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected an ApiError, but the call succeeded');
+}
+
+/** Every file under `dir`, all bytes: which of `secrets` occur anywhere (as UTF-8 or UTF-16LE)? */
+export async function secretsFoundIn(dir: string, secrets: readonly string[]): Promise<string[]> {
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+  const contents = await Promise.all(files.map((entry) => readFile(join(entry.parentPath, entry.name))));
+  return secrets.filter((secret) =>
+    contents.some((bytes) => bytes.includes(Buffer.from(secret, 'utf8')) || bytes.includes(Buffer.from(secret, 'utf16le'))),
+  );
+}
