@@ -5,6 +5,10 @@ import type { Principal } from '../accounts/principal.ts';
 export interface RequestContext {
   principal: Principal;
   requestId: string;
+  /** Peer address, for login throttling. */
+  client: string;
+  /** The raw Authorization header (logout ends the session it names). */
+  authorization?: string;
 }
 
 /**

@@ -35,7 +35,9 @@ function unaryHandler(rpc: string, method: DescMethod, operations: OperationTabl
       state.protocol = protocolOf(context.requestHeader.get('content-type'));
     }
     try {
-      const principal = gate.admit(context.requestHeader.get('authorization') ?? undefined, context.values.get(clientAddressKey), rpc);
+      const authorization = context.requestHeader.get('authorization') ?? undefined;
+      const client = context.values.get(clientAddressKey);
+      const principal = gate.admit(authorization, client, rpc);
       if (state) {
         state.credentialId = principal.credentialId;
         state.account = principal.account;
@@ -44,7 +46,7 @@ function unaryHandler(rpc: string, method: DescMethod, operations: OperationTabl
       if (!operation) throw new ApiError('unimplemented', `${rpc} is not implemented yet`);
       const input = toJson(method.input, request, { useProtoFieldName: true });
       const output = await operation.run(
-        { principal, requestId: state?.requestId ?? '' },
+        { principal, requestId: state?.requestId ?? '', client, authorization },
         parseInput(operation.input, input),
       );
       if (state) state.code = 'ok';

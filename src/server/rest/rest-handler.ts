@@ -26,14 +26,16 @@ export async function serveRest(
 ): Promise<void> {
   state.route = route.rpc;
   try {
-    const principal = deps.gate.admit(headerValue(req, 'authorization'), clientAddress(req), route.rpc);
+    const authorization = headerValue(req, 'authorization');
+    const client = clientAddress(req);
+    const principal = deps.gate.admit(authorization, client, route.rpc);
     state.credentialId = principal.credentialId;
     state.account = principal.account;
     const operation = deps.operations.get(route.rpc);
     if (!operation) throw new ApiError('unimplemented', `${route.rpc} is not implemented yet`);
     const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
     const fields = mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
-    const output = await operation.run({ principal, requestId: state.requestId }, parseInput(operation.input, fields));
+    const output = await operation.run({ principal, requestId: state.requestId, client, authorization }, parseInput(operation.input, fields));
     state.code = 'ok';
     sendJson(res, 200, output, { 'x-request-id': state.requestId });
   } catch (thrown) {
