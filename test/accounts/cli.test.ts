@@ -1,0 +1,176 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Level } from 'level';
+import { AccessControl } from '../../src/accounts/access.ts';
+import { secretsFoundIn } from './support.ts';
+
+const cliScript = new URL('./fixtures/accounts-cli.ts', import.meta.url).pathname;
+const repoRoot = new URL('../../', import.meta.url).pathname;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function tms(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', cliScript, ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Opens the folder in this process to check what the commands did, then lets go of it. */
+async function withAccess<T>(dir: string, work: (access: AccessControl) => Promise<T> | T): Promise<T> {
+  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
+  await db.open();
+  const access = await AccessControl.open(db);
+  try {
+    return await work(access);
+  } finally {
+    await access.close();
+    await db.close();
+  }
+}
+
+const test = suite<{ dir: string; secrets: string[] }>('tms users / tms keys', { dir: '', secrets: [] });
+
+test.before(async (context) => {
+  context.dir = join(await mkdtemp(join(tmpdir(), 'tms-cli-')), 'data');
+});
+test.after(async ({ dir }) => {
+  await rm(join(dir, '..'), { recursive: true, force: true });
+});
+
+test('users create prints a generated password once; --password sets one', async (context) => {
+  const alice = await tms(['users', 'create', 'alice', '--scopes', 'read,write', '--data-dir', context.dir]);
+  assert.is(alice.code, 0, alice.stderr);
+  assert.match(alice.stdout, 'created account alice with scopes read, write');
+  const password = /password: (\S+)/.exec(alice.stdout)?.[1] ?? '';
+  assert.match(password, /^[A-Za-z0-9_-]{24}$/);
+  context.secrets.push(password);
+
+  const bob = await tms(['users', 'create', 'bob', '--scopes', 'read', '--password', 'bob-password-from-flag'], { TMS_DATA_DIR: context.dir });
+  assert.is(bob.code, 0, bob.stderr);
+  assert.not.match(bob.stdout, 'password:');
+  context.secrets.push('bob-password-from-flag');
+
+  await withAccess(context.dir, async (access) => {
+    assert.ok(await access.login('alice', password, 'cli-test'));
+    assert.ok(await access.login('bob', 'bob-password-from-flag', 'cli-test'));
+  });
+});
+
+test('users list shows accounts as a table or JSON', async ({ dir }) => {
+  const table = await tms(['users', 'list', '--data-dir', dir]);
+  assert.is(table.code, 0, table.stderr);
+  const lines = table.stdout.trim().split('\n');
+  assert.match(lines[0]!, /^USERNAME\s+SCOPES\s+CREATED\s+CREATED BY$/);
+  assert.match(lines[1]!, /^alice\s+read,write\s+\S+\s+\(operator\)$/);
+  assert.match(lines[2]!, /^bob\s+read\s+/);
+  const json = await tms(['users', 'list', '--json', '--data-dir', dir]);
+  assert.equal(JSON.parse(json.stdout).map((a: { username: string }) => a.username), ['alice', 'bob']);
+  assert.not.match(json.stdout, 'scrypt');
+});
+
+test('keys create prints the key once; keys list never shows it', async (context) => {
+  const created = await tms(['keys', 'create', '--user', 'alice', '--name', 'ci pipeline', '--scopes', 'read', '--expires', '30d', '--data-dir', context.dir]);
+  assert.is(created.code, 0, created.stderr);
+  const key = /key: (tms_\S+)/.exec(created.stdout)?.[1] ?? '';
+  const keyId = /created key (key_[0-9a-f]{16}) for alice with scopes read, expires (\S+)/.exec(created.stdout);
+  assert.ok(keyId, created.stdout);
+  const expires = Date.parse(keyId![2]!);
+  assert.ok(Math.abs(expires - (Date.now() + 30 * 86_400_000)) < 60_000, keyId![2]);
+  context.secrets.push(key);
+
+  const list = await tms(['keys', 'list', '--data-dir', context.dir]);
+  assert.is(list.code, 0, list.stderr);
+  assert.match(list.stdout, /KEY ID\s+ACCOUNT\s+NAME\s+SCOPES\s+CREATED\s+EXPIRES\s+LAST USED\s+STATUS/);
+  assert.match(list.stdout, new RegExp(`${keyId![1]}\\s+alice\\s+ci pipeline\\s+read\\s+\\S+\\s+\\S+\\s+-\\s+active`));
+  assert.not.match(list.stdout, key.slice(-43));
+
+  await withAccess(context.dir, (access) => {
+    assert.is(access.authenticate(`Bearer ${key}`, 'cli-test').account, 'alice');
+  });
+  const onlyBob = await tms(['keys', 'list', '--user', 'bob', '--json', '--data-dir', context.dir]);
+  assert.equal(JSON.parse(onlyBob.stdout), []);
+});
+
+test('keys revoke: the key is refused from then on', async ({ dir, secrets }) => {
+  const key = secrets.find((s) => s.startsWith('tms_'))!;
+  const keyId = key.slice(4, 24);
+  const revoked = await tms(['keys', 'revoke', keyId, '--data-dir', dir]);
+  assert.is(revoked.code, 0, revoked.stderr);
+  assert.match(revoked.stdout, `revoked key ${keyId} (ci pipeline) of alice`);
+  await withAccess(dir, (access) => {
+    assert.throws(() => access.authenticate(`Bearer ${key}`, 'cli-test'), /invalid or expired credentials/);
+  });
+  const list = await tms(['keys', 'list', '--data-dir', dir]);
+  assert.match(list.stdout, /revoked$/m);
+});
+
+test('mistakes exit 1 with a message naming the problem', async ({ dir }) => {
+  const cases: [string[], RegExp][] = [
+    [['keys', 'create', '--user', 'alice', '--name', 'x', '--scopes', 'admin'], /error: scopes: account "alice" does not hold the "admin" scope/],
+    [['keys', 'create', '--user', 'ghost', '--name', 'x', '--scopes', 'read'], /error: account "ghost" not found/],
+    [['keys', 'create', '--user', 'alice', '--name', 'x', '--scopes', 'read', '--expires', 'soon'], /error: --expires: use a positive number and a unit/],
+    [['keys', 'revoke', 'key_0000000000000000'], /error: key "key_0000000000000000" not found/],
+    [['users', 'create', 'alice', '--scopes', 'read'], /error: account "alice" already exists/],
+    [['users', 'create', 'carol', '--scopes', 'root'], /error: scopes\[0\]: unknown scope "root"/],
+    [['users', 'remove', 'nobody'], /error: account "nobody" not found/],
+  ];
+  for (const [args, expected] of cases) {
+    const run = await tms([...args, '--data-dir', dir]);
+    assert.is(run.code, 1, args.join(' '));
+    assert.match(run.stderr, expected);
+  }
+  const missing = await tms(['users', 'list', '--data-dir', join(dir, '..', 'nowhere')]);
+  assert.is(missing.code, 1);
+  assert.match(missing.stderr, /error: no tms data directory at .*nowhere \(set --data-dir or TMS_DATA_DIR\)/);
+});
+
+test('while a server holds the data directory, the commands say so', async ({ dir }) => {
+  const holder = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', `const { Level } = await import('level'); const db = new Level(${JSON.stringify(dir)}); await db.open(); console.log('open'); setInterval(() => {}, 1000);`],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+    const run = await tms(['users', 'list', '--data-dir', dir]);
+    assert.is(run.code, 1);
+    assert.match(run.stderr, 'is in use by another process (a running tms server holds its lock); stop the server first');
+  } finally {
+    holder.kill();
+    await new Promise((resolve) => holder.once('close', resolve));
+  }
+});
+
+test('users remove takes the account and its keys', async ({ dir }) => {
+  const removed = await tms(['users', 'remove', 'bob', '--data-dir', dir]);
+  assert.is(removed.code, 0, removed.stderr);
+  assert.match(removed.stdout, 'removed account bob');
+  await withAccess(dir, (access) => {
+    assert.equal(access.listAccounts({ account: 'x', scopes: new Set(['admin']), credentialId: 'x', kind: 'key' }).map((a) => a.username), ['alice']);
+  });
+});
+
+test('no password or key appears anywhere in the data directory', async ({ dir, secrets }) => {
+  assert.is(secrets.length, 3);
+  assert.equal(await secretsFoundIn(dir, [...secrets, ...secrets.map((s) => s.slice(-24))]), []);
+});
+
+test.run();
