@@ -22,6 +22,9 @@ const malformed = (problem: string): ApiError => new ApiError('internal', `causa
  * by the store, or whose arrays are still detached by another analysis, fails here with a clear message.
  */
 export function assertCausalGraphShape(graph: CausalGraphArrays): number {
+  if (graph.causeOffsets.length === 0) {
+    throw malformed('its arrays are detached: the graph is being analysed on a worker (await that first) or was never built');
+  }
   const count = graph.seconds.length;
   for (const field of ['nanos', 'state', 'manipulatedAtMs', 'traveller', 'place'] as const) {
     if (graph[field].length !== count) {

@@ -1,0 +1,175 @@
+/**
+ * The analysis pool: piscina worker threads for the CPU-heavy work (large paradox checks, nanosecond anchor
+ * simulations), so the thread that serves requests never runs it. Small inputs run inline, where a worker
+ * round trip (~0.2 ms plus the hand-off) would cost more than the work.
+ */
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { computeAnchorStability } from '../anchors/stability.ts';
+import type { AnchorStability, AnchorStabilityInput } from '../anchors/stability.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { AnalysisTask, AnchorStabilityTaskResult, ParadoxTaskResult, TaskFailure } from './analysis-task.ts';
+import type { AnchorPin } from './causal-graph.ts';
+import type { CausalGraphArrays } from './graph-shape.ts';
+import { packedArraysIntact, packGraph, restoreGraph } from './graph-transfer.ts';
+import type { ParadoxReport } from './paradox-report.ts';
+import { analyseParadoxes } from './paradoxes.ts';
+import type { ParadoxAnalysisOptions } from './paradoxes.ts';
+
+export interface AnalysisPoolOptions {
+  /** Worker threads. Default: 1 on machines with up to 2 cores, else cores − 1 (one is the request thread's). */
+  threads?: number;
+  /** Tasks that may wait for a worker; one more is refused with resource_exhausted. Default 256. */
+  maxQueue?: number;
+  /** Paradox checks of fewer events + links than this run inline. Default 20 000. */
+  inlineBelow?: number;
+}
+
+export interface PoolParadoxOptions extends ParadoxAnalysisOptions {
+  /**
+   * How the graph's arrays reach the worker. 'transfer' (the default) moves them: the caller's graph is
+   * unusable (its arrays detached) until the returned promise settles, then it is whole again. 'copy'
+   * clones them on this thread, leaving the caller's graph untouched throughout.
+   */
+  handOff?: 'transfer' | 'copy';
+  /** Run on a worker whatever the size (tests, benchmarks). */
+  forceWorker?: boolean;
+}
+
+export interface AnalysisPoolStats {
+  threads: number;
+  queueSize: number;
+  /** Tasks the workers finished (successfully or not). */
+  completed: number;
+  /** Tasks run inline on the caller's thread because they were small. */
+  inlineCompleted: number;
+  /** 0..1: the share of the pool's thread time spent running tasks so far. */
+  utilization: number;
+}
+
+export const DEFAULT_MAX_QUEUE = 256;
+export const DEFAULT_INLINE_BELOW = 20_000;
+
+export function defaultThreadCount(cores = availableParallelism()): number {
+  return cores <= 2 ? 1 : cores - 1;
+}
+
+const workerEntry = new URL('./worker-entry.mjs', import.meta.url).href;
+
+export class AnalysisPool {
+  private readonly piscina: Piscina;
+  private readonly maxQueue: number;
+  private readonly inlineBelow: number;
+  private readonly inFlight = new WeakSet<CausalGraphArrays>();
+  private inlineCompleted = 0;
+  private closed = false;
+
+  constructor(options: AnalysisPoolOptions = {}) {
+    const threads = options.threads ?? defaultThreadCount();
+    if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`);
+    this.maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
+    this.inlineBelow = options.inlineBelow ?? DEFAULT_INLINE_BELOW;
+    this.piscina = new Piscina({
+      filename: workerEntry,
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue: this.maxQueue,
+      idleTimeout: Number.POSITIVE_INFINITY,
+    });
+  }
+
+  async analyseParadoxes(
+    graph: CausalGraphArrays,
+    anchors: readonly AnchorPin[] = [],
+    options: PoolParadoxOptions = {},
+  ): Promise<ParadoxReport> {
+    const { handOff = 'transfer', forceWorker = false, ...analysisOptions } = options;
+    if (this.inFlight.has(graph)) {
+      throw new ApiError('internal', 'causal graph: already being analysed on a worker (its arrays are there); await that analysis first');
+    }
+    const size = graph.seconds.length + graph.causeTargets.length;
+    if (!forceWorker && size < this.inlineBelow) {
+      this.ensureOpen();
+      const report = analyseParadoxes(graph, anchors, analysisOptions);
+      this.inlineCompleted++;
+      return report;
+    }
+    this.ensureRoom();
+    const packed = packGraph(graph, handOff);
+    const task: AnalysisTask = { kind: 'paradoxes', graph: packed.arrays, anchors: [...anchors], options: analysisOptions };
+    this.inFlight.add(graph);
+    let result: ParadoxTaskResult;
+    try {
+      result = (await this.run(task, packed.transferList)) as ParadoxTaskResult;
+    } catch (error) {
+      // Refused before it was posted: the arrays never left this thread. Lost with a crashed worker: they stay detached.
+      if (packedArraysIntact(packed)) restoreGraph(graph, packed, packed.arrays);
+      throw error;
+    } finally {
+      this.inFlight.delete(graph);
+    }
+    restoreGraph(graph, packed, result.graph);
+    if (result.failure) throw apiErrorOf(result.failure);
+    return result.report!;
+  }
+
+  /** Nanosecond anchors (about a million simulated samples) go to a worker; microsecond ones run inline. */
+  async checkAnchorStability(input: AnchorStabilityInput, options: { forceWorker?: boolean } = {}): Promise<AnchorStability> {
+    if (input.accuracy === 'microsecond' && !options.forceWorker) {
+      this.ensureOpen();
+      const stability = computeAnchorStability(input);
+      this.inlineCompleted++;
+      return stability;
+    }
+    this.ensureRoom();
+    const result = (await this.run({ kind: 'anchor_stability', input }, [])) as AnchorStabilityTaskResult;
+    if (result.failure) throw apiErrorOf(result.failure);
+    return result.stability!;
+  }
+
+  stats(): AnalysisPoolStats {
+    return {
+      threads: this.piscina.maxThreads,
+      queueSize: this.piscina.queueSize,
+      completed: this.piscina.completed,
+      inlineCompleted: this.inlineCompleted,
+      utilization: this.piscina.utilization,
+    };
+  }
+
+  /** Lets running tasks finish, then stops the workers. Later calls are refused with `unavailable`. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.piscina.close();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new ApiError('unavailable', 'the analysis pool is shut down');
+  }
+
+  private ensureRoom(): void {
+    this.ensureOpen();
+    if (this.piscina.queueSize >= this.maxQueue) throw queueFull(this.maxQueue);
+  }
+
+  private async run(task: AnalysisTask, transferList: ArrayBuffer[]): Promise<unknown> {
+    try {
+      return await this.piscina.run(task, { transferList });
+    } catch (error) {
+      if (error instanceof Error && /queue is at limit|no task queue available/i.test(error.message)) throw queueFull(this.maxQueue);
+      if (error instanceof Error && /terminat|closing|closed/i.test(error.message) && this.closed) {
+        throw new ApiError('unavailable', 'the analysis pool is shut down');
+      }
+      throw new ApiError('internal', `analysis worker failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+function queueFull(maxQueue: number): ApiError {
+  return new ApiError('resource_exhausted', `the analysis queue is full (${maxQueue} tasks waiting); retry shortly`);
+}
+
+function apiErrorOf(failure: TaskFailure): ApiError {
+  return new ApiError(failure.code, failure.message);
+}
