@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './observability/logger.ts';
 import { LevelTimelineStore } from './store/level-store.ts';
 import { AccessControl } from './accounts/access.ts';
+import { assertCovered } from './accounts/authorization.ts';
 import { RateLimiter } from './accounts/rate-limit.ts';
 import { AnalysisPool } from './analysis/pool.ts';
 import { loadCatalogueIfEmpty } from './catalogue/load.ts';
@@ -19,7 +20,7 @@ import { restRoutes } from './server/rest/routes.ts';
 import { buildOpenApi } from './server/rest/openapi.ts';
 import { plainRoutes, type Readiness } from './server/plain/plain-routes.ts';
 import { registerRpcServices, requestStateKey, clientAddressKey } from './server/connect/rpc-services.ts';
-import { tmsServices } from './server/connect/services.ts';
+import { rpcMethods, tmsServices } from './server/connect/services.ts';
 import { HealthState, registerHealth } from './server/grpc-infra/health.ts';
 import { registerReflection } from './server/grpc-infra/reflection.ts';
 import { healthFile, tmsServiceFiles } from './server/grpc-infra/api-files.ts';
@@ -40,7 +41,8 @@ const VERSION = '0.1.0';
 export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
   const db = new Level<Uint8Array, Uint8Array>(config.dataDir, { keyEncoding: 'view', valueEncoding: 'view' });
   await db.open();
-  const store = new LevelTimelineStore(db);
+  // primary belongs to no account: everyone may read it, only admins may change it.
+  const store = new LevelTimelineStore(db, { primaryOwner: '' });
   await store.open();
   if (config.seedCatalogue) {
     const loaded = await loadCatalogueIfEmpty(store);
@@ -51,13 +53,15 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});
   const metrics = new Metrics(pool);
   const operations = createOperations({ store, pool, access, config });
+  // A new RPC without a row in the authorization table must fail at start, not serve unguarded.
+  assertCovered(rpcMethods.keys());
   const gate = createGate(access, new RateLimiter({ ratePerSecond: config.rateLimit }));
   const health = new HealthState();
   const readiness: Readiness = { ready: false, draining: false };
 
   const rpcHandler = connectNodeAdapter({
     // Connect JSON uses the spec's snake_case names, exactly as REST does.
-    jsonOptions: { useProtoFieldName: true },
+    jsonOptions: { useProtoFieldName: true, alwaysEmitImplicit: true },
     routes(router) {
       registerRpcServices(router, tmsServices, operations, gate);
       registerHealth(router, health);

@@ -36,7 +36,7 @@ export function serveCommand(): Command {
           'tms: first start, an admin account was created. These secrets are shown once:',
           `  username: ${app.bootstrap.username}`,
           `  password: ${app.bootstrap.password}`,
-          `  API key:  ${app.bootstrap.key}`,
+          `  API key:  ${config.adminKey ? '(the one you set with TMS_ADMIN_KEY / --admin-key)' : app.bootstrap.key}`,
           '',
         ].join('\n') + '\n',
       );
