@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
 
 /** `new_outcome.changes[0].time`: the path as a client would write it in JSON. */

@@ -30,7 +30,8 @@ export function grpcCall(port: number, rpc: string, request: Record<string, unkn
       metadata,
       (error: ServiceError | null, response?: Message) => {
         client.close();
-        if (error) resolve({ code: error.code, codeName: names[error.code] ?? 'unknown', message: error.details, json: undefined });
+        // connect-node percent-encodes grpc-message beyond what grpc-js decodes (':' '/' ','), so finish the decoding.
+        if (error) resolve({ code: error.code, codeName: names[error.code] ?? 'unknown', message: decodeURIComponent(error.details), json: undefined });
         else resolve({ code: 0, codeName: 'ok', message: '', json: toJson(method.output, response!, { useProtoFieldName: true }) });
       },
     );
