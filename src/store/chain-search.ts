@@ -1,0 +1,192 @@
+/**
+ * Search across a read chain: one ordered stream per level (a range read of that level's current index,
+ * plus, for a capped level, the as-of-cap versions of events changed after the cap, from memory), merged in
+ * (time, event_id) order. A level's entry is dropped when a closer level has a visible version of the same
+ * event (shadowing). Cost is proportional to the page, not to the timeline's size.
+ */
+import { INSTANT_KEY_BYTES } from '../time/index.ts';
+import { ChainView } from './chain-view.ts';
+import { decodeRecord } from './event-codec.ts';
+import { locationWords } from './location-words.ts';
+import { prefixEnd, sortKey, Tag, timeIndexPrefix, versionKey, wordIndexPrefix } from './keys.ts';
+import type { KeyValueSpace, EntryReader } from './kv-space.ts';
+import type { ChainLink } from './timeline-registry.ts';
+import type { EventRecord } from './types.ts';
+import { visibleVersion, type VersionIndex } from './version-index.ts';
+
+export interface ChainQuery {
+  /** Normalised, de-duplicated. */
+  words: string[];
+  startKey?: Uint8Array;
+  endKey?: Uint8Array;
+  /** Sort key of the last event of the previous page. */
+  after?: Uint8Array;
+  /** Events wanted; one more is read to learn whether another page exists. */
+  limit: number;
+}
+
+interface Candidate {
+  key: Buffer;
+  eventId: string;
+  level: number;
+  /** Index entries carry the record; extras are read by version. */
+  json?: Uint8Array;
+  lsn?: number;
+}
+
+interface Stream {
+  peek(): Promise<Candidate | undefined>;
+  take(): void;
+  close(): Promise<void>;
+}
+
+const MAX_CHUNK = 1024;
+
+class IndexStream implements Stream {
+  private buffer: [Uint8Array, Uint8Array][] = [];
+  private position = 0;
+  private done = false;
+  private chunk: number;
+  private head: Candidate | undefined;
+
+  constructor(
+    private readonly reader: EntryReader,
+    private readonly keyOffset: number,
+    private readonly level: number,
+    private readonly accept: (candidate: Candidate) => boolean,
+    firstChunk: number,
+  ) {
+    this.chunk = firstChunk;
+  }
+
+  async peek(): Promise<Candidate | undefined> {
+    while (!this.head) {
+      if (this.position >= this.buffer.length) {
+        if (this.done) return undefined;
+        this.buffer = await this.reader.next(this.chunk);
+        this.position = 0;
+        if (this.buffer.length < this.chunk) this.done = true;
+        this.chunk = Math.min(MAX_CHUNK, this.chunk * 2);
+        continue;
+      }
+      const [rawKey, json] = this.buffer[this.position++]!;
+      const keyBytes = Buffer.from(rawKey.buffer, rawKey.byteOffset, rawKey.byteLength);
+      const key = keyBytes.subarray(this.keyOffset);
+      const candidate: Candidate = {
+        key,
+        eventId: key.toString('utf8', INSTANT_KEY_BYTES),
+        level: this.level,
+        json,
+      };
+      if (this.accept(candidate)) this.head = candidate;
+    }
+    return this.head;
+  }
+
+  take(): void {
+    this.head = undefined;
+  }
+
+  close(): Promise<void> {
+    return this.reader.close();
+  }
+}
+
+class ListStream implements Stream {
+  private position = 0;
+  constructor(private readonly items: Candidate[]) {}
+  async peek(): Promise<Candidate | undefined> {
+    return this.items[this.position];
+  }
+  take(): void {
+    this.position += 1;
+  }
+  async close(): Promise<void> {}
+}
+
+function inRange(key: Uint8Array, query: ChainQuery): boolean {
+  const time = key.subarray(0, INSTANT_KEY_BYTES);
+  if (query.startKey && Buffer.compare(time, query.startKey) < 0) return false;
+  if (query.endKey && Buffer.compare(time, query.endKey) > 0) return false;
+  return !query.after || Buffer.compare(key, query.after) > 0;
+}
+
+export interface ChainSearchResult {
+  events: EventRecord[];
+  /** Sort key of the last event returned, when more follow. */
+  nextAfter?: Uint8Array;
+}
+
+export async function searchChain(
+  kv: KeyValueSpace,
+  versions: VersionIndex,
+  chain: ChainLink[],
+  query: ChainQuery,
+): Promise<ChainSearchResult> {
+  const view = new ChainView(versions, chain);
+  // The most selective word is unknown without statistics; the longest is a fair guess.
+  const driver = query.words.reduce<string | undefined>((best, word) => (!best || word.length > best.length ? word : best), undefined);
+  const otherWords = query.words.filter((word) => word !== driver);
+
+  const streams: Stream[] = [];
+  try {
+    chain.forEach((link, depth) => {
+      const prefix = driver === undefined ? timeIndexPrefix(link.level) : wordIndexPrefix(link.level, driver);
+      const lower = query.after ? { gt: Buffer.concat([prefix, query.after]) } : { gte: query.startKey ? Buffer.concat([prefix, query.startKey]) : prefix };
+      const upper = prefixEnd(query.endKey ? Buffer.concat([prefix, query.endKey]) : prefix);
+      const accept = (candidate: Candidate): boolean => {
+        const list = versions.list(link.level, candidate.eventId);
+        // Changed after the cap: the index shows a newer version; the as-of-cap one comes from the extras.
+        if (list && list[list.length - 1]!.lsn > link.cap) return false;
+        if (view.hidden(depth, candidate.eventId, list?.[list.length - 1])) return false;
+        if (otherWords.length > 0) {
+          const words = locationWords(decodeRecord(candidate.json!).location);
+          if (!otherWords.every((word) => words.includes(word))) return false;
+        }
+        return true;
+      };
+      streams.push(new IndexStream(kv.reader({ ...lower, lt: upper }), prefix.length, link.level, accept, query.limit + 1));
+
+      const extras: Candidate[] = [];
+      for (const eventId of versions.changedAfter(link.level, link.cap)) {
+        const version = visibleVersion(versions.list(link.level, eventId), link.cap);
+        if (!version?.happens) continue;
+        const key = sortKey(version.timeKey, eventId);
+        if (!inRange(key, query)) continue;
+        if (!query.words.every((word) => version.words.includes(word))) continue;
+        if (view.hidden(depth, eventId, version)) continue;
+        extras.push({ key, eventId, level: link.level, lsn: version.lsn });
+      }
+      if (extras.length > 0) streams.push(new ListStream(extras.sort((a, b) => Buffer.compare(a.key, b.key))));
+    });
+
+    const picked: Candidate[] = [];
+    while (picked.length <= query.limit) {
+      let best: Candidate | undefined;
+      let from: Stream | undefined;
+      for (const stream of streams) {
+        const head = await stream.peek();
+        if (head && (!best || Buffer.compare(head.key, best.key) < 0)) {
+          best = head;
+          from = stream;
+        }
+      }
+      if (!best || !from) break;
+      from.take();
+      picked.push(best);
+    }
+
+    const page = picked.slice(0, query.limit);
+    const toRead = page.filter((candidate) => !candidate.json);
+    const read = await kv.getMany(toRead.map((c) => versionKey(Tag.version, c.level, c.eventId, c.lsn!)));
+    toRead.forEach((candidate, i) => {
+      const bytes = read[i];
+      if (!bytes) throw new Error(`store corrupt: version ${candidate.lsn} of event ${candidate.eventId} missing on level ${candidate.level}`);
+      candidate.json = bytes;
+    });
+    const events = page.map((candidate) => decodeRecord(candidate.json!));
+    return picked.length > query.limit ? { events, nextAfter: page[page.length - 1]!.key } : { events };
+  } finally {
+    await Promise.all(streams.map((stream) => stream.close()));
+  }
+}

@@ -1,0 +1,64 @@
+import { encodeInstantKey, INSTANT_KEY_BYTES, parseInstant } from '../time/index.ts';
+import { locationWords } from './location-words.ts';
+import type { EventRecord } from './types.ts';
+import type { VersionInfo } from './version-index.ts';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function encodeRecord(record: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(record));
+}
+
+export function decodeRecord<T = EventRecord>(bytes: Uint8Array): T {
+  return JSON.parse(decoder.decode(bytes)) as T;
+}
+
+/** An event happens (is searched, counted, and is a live node) unless superseded, reverted or cancelled. */
+export function happens(record: EventRecord): boolean {
+  return record.superseded_by === undefined && record.status !== 'reverted' && record.status !== 'cancelled';
+}
+
+/** It stands on its timeline (is a node of the causal graph): not superseded and not reverted. */
+export function stands(record: EventRecord): boolean {
+  return record.superseded_by === undefined && record.status !== 'reverted';
+}
+
+export function timeKeyOf(record: EventRecord): Uint8Array {
+  return encodeInstantKey(parseInstant(record.time));
+}
+
+export function summarise(record: EventRecord, lsn: number): VersionInfo {
+  const info: VersionInfo = { lsn, happens: happens(record), timeKey: timeKeyOf(record), words: locationWords(record.location) };
+  if (record.supersedes !== undefined) info.supersedes = record.supersedes;
+  return info;
+}
+
+const WORDS_AT = 1 + INSTANT_KEY_BYTES + 2;
+
+/** `c` value: flags byte, time key, length-prefixed location words (space-separated), then `supersedes`. */
+export function encodeSummary(info: VersionInfo): Uint8Array {
+  const words = Buffer.from(info.words.join(' '), 'utf8');
+  const supersedes = Buffer.from(info.supersedes ?? '', 'utf8');
+  const out = Buffer.allocUnsafe(WORDS_AT + words.length + supersedes.length);
+  out[0] = info.happens ? 1 : 0;
+  out.set(info.timeKey, 1);
+  out.writeUInt16BE(words.length, 1 + INSTANT_KEY_BYTES);
+  words.copy(out, WORDS_AT);
+  supersedes.copy(out, WORDS_AT + words.length);
+  return out;
+}
+
+export function decodeSummary(lsn: number, bytes: Uint8Array): VersionInfo {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const wordsEnd = WORDS_AT + view.readUInt16BE(1 + INSTANT_KEY_BYTES);
+  const words = view.toString('utf8', WORDS_AT, wordsEnd);
+  const info: VersionInfo = {
+    lsn,
+    happens: view[0] === 1,
+    timeKey: Uint8Array.prototype.slice.call(view, 1, 1 + INSTANT_KEY_BYTES),
+    words: words.length ? words.split(' ') : [],
+  };
+  if (wordsEnd < view.length) info.supersedes = view.toString('utf8', wordsEnd);
+  return info;
+}

@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { invalidArgument } from '../domain/errors.ts';
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+const MAX_ID_LENGTH = 200;
+
+/** `prefix` + 20 base32 characters (100 random bits). */
+export function randomId(prefix: string): string {
+  const bytes = randomBytes(13);
+  let bits = 0;
+  let value = 0;
+  let out = prefix;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && out.length < prefix.length + 20) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+export const newEventId = (): string => randomId('evt_');
+export const newTimelineId = (): string => randomId('tl_');
+
+/** Ids are key parts: non-empty, bounded, no control characters (NUL separates key fields, \n the snapshot ids). */
+export function checkId(field: string, id: string): void {
+  if (typeof id !== 'string' || id.length === 0) throw invalidArgument(field, 'must not be empty');
+  if (id.length > MAX_ID_LENGTH) throw invalidArgument(field, `longer than ${MAX_ID_LENGTH} characters`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(id)) throw invalidArgument(field, 'contains a control character');
+}

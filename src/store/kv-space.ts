@@ -1,0 +1,81 @@
+import type { AbstractBatchOptions, AbstractLevel, AbstractSublevel } from 'abstract-level';
+
+type Sublevel = AbstractSublevel<AbstractLevel<string | Buffer | Uint8Array, unknown, unknown>, string | Buffer | Uint8Array, Uint8Array, Uint8Array>;
+
+/** The root LevelDB (`new Level(dir, ...)`); the store keeps to its own sublevel. */
+export interface RootDatabase {
+  sublevel(name: string, options: { keyEncoding: 'view'; valueEncoding: 'view' }): unknown;
+  compactRange?(start: Uint8Array, end: Uint8Array, options: { keyEncoding: 'view' }): Promise<void>;
+}
+
+export type WriteOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+export interface KeyRange {
+  gt?: Uint8Array;
+  gte?: Uint8Array;
+  lt?: Uint8Array;
+  limit?: number;
+}
+
+export interface EntryReader {
+  next(count: number): Promise<[Uint8Array, Uint8Array][]>;
+  close(): Promise<void>;
+}
+
+/** Binary keys and values in one sublevel of the shared database: the only LevelDB surface the store uses. */
+export class KeyValueSpace {
+  private readonly sub: Sublevel;
+
+  constructor(
+    private readonly root: RootDatabase,
+    name: string,
+  ) {
+    this.sub = root.sublevel(name, { keyEncoding: 'view', valueEncoding: 'view' }) as Sublevel;
+  }
+
+  open(): Promise<void> {
+    return this.sub.open();
+  }
+
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.sub.get(key);
+  }
+
+  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    return keys.length === 0 ? Promise.resolve([]) : this.sub.getMany(keys);
+  }
+
+  write(ops: WriteOp[], sync: boolean): Promise<void> {
+    // `sync` is classic-level's option (fsync before acknowledging); abstract-level's types do not list it.
+    const options: AbstractBatchOptions<Uint8Array, Uint8Array> & { sync: boolean } = { sync };
+    return this.sub.batch(ops, options);
+  }
+
+  reader(range: KeyRange): EntryReader {
+    const iterator = this.sub.iterator({ ...range, keys: true, values: true });
+    return {
+      next: (count) => iterator.nextv(count),
+      close: () => iterator.close(),
+    };
+  }
+
+  async keys(range: KeyRange): Promise<Uint8Array[]> {
+    return this.sub.keys(range).all();
+  }
+
+  async entries(range: KeyRange): Promise<[Uint8Array, Uint8Array][]> {
+    return this.sub.iterator(range).all();
+  }
+
+  clear(range: KeyRange): Promise<void> {
+    return this.sub.clear(range);
+  }
+
+  /** Asks LevelDB to rewrite the range now, so deleted entries give their disk space back. */
+  async compact(start: Uint8Array, end: Uint8Array): Promise<void> {
+    if (!this.root.compactRange) return;
+    await this.root.compactRange(this.sub.prefixKey(start, 'view', false), this.sub.prefixKey(end, 'view', false), {
+      keyEncoding: 'view',
+    });
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The in-memory part of the store: for every event that has a version above genesis on some level, the list
+ * of its versions there (ascending LSN), each with what searches need without a read (happens?, time key,
+ * location words). Genesis events that were never changed are not here: the store holds no per-event state
+ * for bulk-loaded data. Lsn 0 in a list is a marker: "this level has a genesis version of the event".
+ */
+export interface VersionInfo {
+  lsn: number;
+  happens: boolean;
+  timeKey: Uint8Array;
+  words: string[];
+  /** Set on events created by a manipulation. */
+  supersedes?: string;
+}
+
+interface LevelVersions {
+  byEvent: Map<string, VersionInfo[]>;
+  /** (lsn, event) of every version above 0, ascending: writes to one level are serialised. */
+  log: { lsn: number; eventId: string }[];
+}
+
+/** The newest version at or below `cap`. */
+export function visibleVersion(list: readonly VersionInfo[] | undefined, cap: number): VersionInfo | undefined {
+  if (!list) return undefined;
+  for (let i = list.length - 1; i >= 0; i--) {
+    const version = list[i]!;
+    if (version.lsn <= cap) return version;
+  }
+  return undefined;
+}
+
+export class VersionIndex {
+  private readonly levels = new Map<number, LevelVersions>();
+
+  private levelOf(level: number): LevelVersions {
+    let entry = this.levels.get(level);
+    if (!entry) {
+      entry = { byEvent: new Map(), log: [] };
+      this.levels.set(level, entry);
+    }
+    return entry;
+  }
+
+  list(level: number, eventId: string): VersionInfo[] | undefined {
+    return this.levels.get(level)?.byEvent.get(eventId);
+  }
+
+  hasMarker(level: number, eventId: string): boolean {
+    return this.list(level, eventId)?.[0]?.lsn === 0;
+  }
+
+  add(level: number, eventId: string, info: VersionInfo): void {
+    const entry = this.levelOf(level);
+    let list = entry.byEvent.get(eventId);
+    if (!list) {
+      list = [];
+      entry.byEvent.set(eventId, list);
+    }
+    let at = list.length;
+    while (at > 0 && list[at - 1]!.lsn > info.lsn) at--;
+    if (list[at - 1]?.lsn === info.lsn) return;
+    list.splice(at, 0, info);
+    if (info.lsn > 0) {
+      let logAt = entry.log.length;
+      while (logAt > 0 && entry.log[logAt - 1]!.lsn > info.lsn) logAt--;
+      entry.log.splice(logAt, 0, { lsn: info.lsn, eventId });
+    }
+  }
+
+  /** Undoes `add` (a batch that failed). */
+  remove(level: number, eventId: string, info: VersionInfo): void {
+    const entry = this.levels.get(level);
+    const list = entry?.byEvent.get(eventId);
+    if (!entry || !list) return;
+    const at = list.indexOf(info);
+    if (at < 0) return;
+    list.splice(at, 1);
+    if (list.length === 0) entry.byEvent.delete(eventId);
+    const logAt = entry.log.findIndex((item) => item.lsn === info.lsn && item.eventId === eventId);
+    if (logAt >= 0) entry.log.splice(logAt, 1);
+  }
+
+  dropLevel(level: number): void {
+    this.levels.delete(level);
+  }
+
+  /** Events with a version at `level` above `cap` (each once). */
+  changedAfter(level: number, cap: number): Set<string> {
+    const ids = new Set<string>();
+    const log = this.levels.get(level)?.log;
+    if (!log) return ids;
+    let low = 0;
+    let high = log.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (log[mid]!.lsn <= cap) low = mid + 1;
+      else high = mid;
+    }
+    for (let i = low; i < log.length; i++) ids.add(log[i]!.eventId);
+    return ids;
+  }
+
+  eventIds(level: number): IterableIterator<string> | undefined {
+    return this.levels.get(level)?.byEvent.keys();
+  }
+
+  maxLsn(): number {
+    let max = 0;
+    for (const entry of this.levels.values()) {
+      const last = entry.log[entry.log.length - 1];
+      if (last && last.lsn > max) max = last.lsn;
+    }
+    return max;
+  }
+
+  /** Number of versions above genesis on a level (for figures). */
+  changeCount(level: number): number {
+    return this.levels.get(level)?.log.length ?? 0;
+  }
+}
