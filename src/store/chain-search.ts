@@ -63,9 +63,10 @@ class IndexStream implements Stream {
     while (!this.head) {
       if (this.position >= this.buffer.length) {
         if (this.done) return undefined;
+        // nextv may return fewer entries than asked (byte limits); only an empty array means the end.
         this.buffer = await this.reader.next(this.chunk);
         this.position = 0;
-        if (this.buffer.length < this.chunk) this.done = true;
+        if (this.buffer.length === 0) this.done = true;
         this.chunk = Math.min(MAX_CHUNK, this.chunk * 2);
         continue;
       }

@@ -119,7 +119,7 @@ export class LevelTimelineStore implements TimelineStore {
           const { level, eventId, lsn } = parseVersionKey(key);
           if (this.registry.atLevel(level)) this.versions.add(level, eventId, decodeSummary(lsn, value));
         }
-        if (entries.length < 4096) break;
+        if (entries.length === 0) break;
       }
     } finally {
       await reader.close();
@@ -640,7 +640,7 @@ export class LevelTimelineStore implements TimelineStore {
           const time = parseInstant(record.time);
           accumulator.add(record.event_id, Number(time.seconds), time.nanos, locationWords(record.location).join(' '), record.causes);
         }
-        if (entries.length < 4096) break;
+        if (entries.length === 0) break;
       }
     } finally {
       await reader.close();
