@@ -56,7 +56,7 @@ export function decodeSummary(lsn: number, bytes: Uint8Array): VersionInfo {
   const info: VersionInfo = {
     lsn,
     happens: view[0] === 1,
-    timeKey: Uint8Array.prototype.slice.call(view, 1, 1 + INSTANT_KEY_BYTES),
+    timeKey: new Uint8Array(view.subarray(1, 1 + INSTANT_KEY_BYTES)),
     words: words.length ? words.split(' ') : [],
   };
   if (wordsEnd < view.length) info.supersedes = view.toString('utf8', wordsEnd);

@@ -1,0 +1,132 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ApiError } from '../../src/domain/errors.ts';
+import { decodeSummary, encodeSummary } from '../../src/store/event-codec.ts';
+import { decodeSnapshot, encodeSnapshot, GenesisAccumulator } from '../../src/store/genesis-snapshot.ts';
+import { randomId } from '../../src/store/ids.ts';
+import { parseVersionKey, prefixEnd, Tag, versionKey } from '../../src/store/keys.ts';
+import { locationWords } from '../../src/store/location-words.ts';
+import { LsnClock } from '../../src/store/lsn-clock.ts';
+import { decodeCursor, encodeCursor, queryFingerprint } from '../../src/store/page-cursor.ts';
+import { VersionIndex } from '../../src/store/version-index.ts';
+import { WriterQueues } from '../../src/store/writer-queues.ts';
+
+const words = suite('locationWords');
+words('lowercases, strips accents and splits on non-letters', () => {
+  assert.equal(locationWords('São Paulo, Brasil'), ['sao', 'paulo', 'brasil']);
+  assert.equal(locationWords('  Zürich—Hauptbahnhof (Gleis 7) '), ['zurich', 'hauptbahnhof', 'gleis', '7']);
+  assert.equal(locationWords('ÅLESUND'), ['alesund']);
+  assert.equal(locationWords('東京都'), ['東京都']);
+  assert.equal(locationWords(',,,'), []);
+});
+words.run();
+
+const keys = suite('keys');
+keys('version keys round-trip and sort by lsn within an event', () => {
+  const key = versionKey(Tag.version, 7, 'evt_é', 2 ** 40 + 3);
+  assert.equal(parseVersionKey(key), { level: 7, eventId: 'evt_é', lsn: 2 ** 40 + 3 });
+  assert.ok(Buffer.compare(versionKey(Tag.version, 7, 'a', 1), versionKey(Tag.version, 7, 'a', 256)) < 0);
+  assert.ok(Buffer.compare(versionKey(Tag.version, 7, 'a', 9), versionKey(Tag.version, 7, 'ab', 0)) < 0, 'NUL separator keeps ids apart');
+});
+keys('prefixEnd is the least key above the prefix range', () => {
+  assert.equal([...prefixEnd(Buffer.from([1, 2, 3]))], [1, 2, 4]);
+  assert.equal([...prefixEnd(Buffer.from([1, 0xff, 0xff]))], [2]);
+});
+keys('random ids are prefixed base32 of the right length', () => {
+  const ids = new Set(Array.from({ length: 1000 }, () => randomId('evt_')));
+  assert.is(ids.size, 1000);
+  for (const id of ids) assert.match(id, /^evt_[a-z2-7]{20}$/);
+});
+keys.run();
+
+const cursor = suite('page cursor');
+cursor('round-trips and is bound to its query', () => {
+  const fingerprint = queryFingerprint(['primary', ['paris'], '', '']);
+  const sortKey = Buffer.concat([Buffer.alloc(12, 1), Buffer.from('evt_x')]);
+  const token = encodeCursor(fingerprint, sortKey);
+  assert.match(token, /^[A-Za-z0-9_-]+$/);
+  assert.equal(decodeCursor(token, fingerprint), sortKey);
+  const other = queryFingerprint(['primary', ['rome'], '', '']);
+  assert.throws(() => decodeCursor(token, other), (error: ApiError) => error.code === 'invalid_argument' && /^page_token: .*different query/.test(error.message));
+  assert.throws(() => decodeCursor('!!', fingerprint), (error: ApiError) => error.message.startsWith('page_token: '));
+  assert.throws(() => decodeCursor(token.slice(0, 10), fingerprint), (error: ApiError) => error.message.startsWith('page_token: '));
+});
+cursor.run();
+
+const snapshot = suite('genesis snapshot');
+snapshot('encodes, decodes, replaces repeated ids and keeps outside causes', () => {
+  const accumulator = new GenesisAccumulator();
+  accumulator.add('a', -1e10, 5, 'rome', []);
+  accumulator.add('b', 2, 0, 'paris', ['a', 'outside']);
+  accumulator.add('c', 3, 999_999_999, 'rome', ['b', 'a']);
+  accumulator.add('b', 4, 1, 'lyon', ['c']);
+  const built = accumulator.build();
+  const decoded = decodeSnapshot(encodeSnapshot(built));
+  assert.equal(decoded.ids, ['a', 'b', 'c']);
+  assert.equal([...decoded.seconds], [-1e10, 4, 3]);
+  assert.equal([...decoded.nanos], [5, 1, 999_999_999]);
+  assert.equal(decoded.placeNames[decoded.place[1]!], 'lyon');
+  assert.is(decoded.place[0], decoded.place[2]);
+  assert.equal([...decoded.causeOffsets], [0, 0, 1, 3]);
+  assert.equal([...decoded.causeTargets], [2, 1, 0]);
+  assert.equal(decoded.external, []);
+  const appended = new GenesisAccumulator(decoded);
+  appended.add('d', 9, 0, 'rome', ['zzz', 'a']);
+  const again = decodeSnapshot(encodeSnapshot(appended.build()));
+  assert.equal(again.ids, ['a', 'b', 'c', 'd']);
+  assert.equal(again.external, [[3, 'zzz']]);
+  assert.equal([...again.causeTargets.slice(again.causeOffsets[3]!, again.causeOffsets[4]!)], [0]);
+  const empty = decodeSnapshot(encodeSnapshot(new GenesisAccumulator().build()));
+  assert.equal(empty.ids, []);
+});
+snapshot('summaries round-trip', () => {
+  const info = { lsn: 4, happens: true, timeKey: new Uint8Array(12).fill(7), words: ['sao', 'paulo'], supersedes: 'evt_a' };
+  assert.equal(decodeSummary(4, encodeSummary(info)), info);
+  const plain = { lsn: 0, happens: false, timeKey: new Uint8Array(12), words: [] };
+  assert.equal(decodeSummary(0, encodeSummary(plain)), plain);
+});
+snapshot.run();
+
+const memory = suite('in-memory ordering');
+memory('the watermark never passes a batch in flight', () => {
+  const clock = new LsnClock(10);
+  const a = clock.next();
+  const b = clock.next();
+  assert.is(clock.watermark, 10);
+  clock.settle(b);
+  assert.is(clock.watermark, 10, 'b settled but a is still in flight');
+  clock.settle(a);
+  assert.is(clock.watermark, 12);
+});
+memory('version lists stay ordered and changedAfter finds later changes', () => {
+  const index = new VersionIndex();
+  const info = (lsn: number) => ({ lsn, happens: true, timeKey: new Uint8Array(12), words: [] });
+  index.add(1, 'e', info(5));
+  index.add(1, 'e', info(0));
+  index.add(1, 'f', info(9));
+  assert.equal(index.list(1, 'e')!.map((v) => v.lsn), [0, 5]);
+  assert.ok(index.hasMarker(1, 'e'));
+  assert.equal([...index.changedAfter(1, 5)], ['f']);
+  assert.equal([...index.changedAfter(1, 4)].sort(), ['e', 'f']);
+  const late = info(12);
+  index.add(1, 'e', late);
+  index.remove(1, 'e', late);
+  assert.equal(index.list(1, 'e')!.map((v) => v.lsn), [0, 5]);
+  assert.is(index.maxLsn(), 9);
+});
+memory('writer queues run tasks of one key in order, keys independently', async () => {
+  const queues = new WriterQueues();
+  const log: string[] = [];
+  const slow = (label: string, ms: number) => async () => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    log.push(label);
+    if (label === 'a2') throw new Error('boom');
+    return label;
+  };
+  const results = await Promise.allSettled([queues.run('a', slow('a1', 30)), queues.run('a', slow('a2', 1)), queues.run('a', slow('a3', 1)), queues.run('b', slow('b1', 5))]);
+  assert.equal(log, ['b1', 'a1', 'a2', 'a3']);
+  assert.is(results[1]!.status, 'rejected');
+  assert.is(results[2]!.status, 'fulfilled', 'a failure does not break the queue');
+  await queues.drain();
+});
+memory.run();
