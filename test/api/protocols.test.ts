@@ -88,10 +88,12 @@ protocols('SIGTERM finishes in-flight requests, then exits 0', async () => {
       });
       child.once('exit', () => reject(new Error(`server exited early: ${out}`)));
     });
+    // Warm up so the server is accepting before the burst; then SIGTERM lands while the burst is being served.
+    assert.is((await call({ port }, 'GET', '/timeline/primary')).status, 200);
     const inFlight = Array.from({ length: 40 }, (_, i) =>
       call({ port }, 'POST', '/v1/create-timeline', { body: { base_timeline_id: 'primary', description: `during shutdown ${i}` } }),
     );
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 30));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     const results = await Promise.allSettled(inFlight);
