@@ -1,35 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
-import type { GenesisEvent, TimelineStore } from '../store/types.ts';
+import type { TimelineStore } from '../store/types.ts';
 import { PRIMARY_TIMELINE_ID } from '../store/types.ts';
-import { parseInstant } from '../time/index.ts';
+import { readCatalogue } from './read-catalogue.ts';
 
-const catalogueSchema = z.object({
-  events: z.array(
-    z.object({
-      event_id: z.string().min(1),
-      description: z.string().min(1),
-      time: z.string(),
-      location: z.string().min(1),
-      causes: z.array(z.string()),
-    }),
-  ),
-});
-
-export type CatalogueEvent = GenesisEvent;
+export { readCatalogue, parseCatalogue } from './read-catalogue.ts';
+export type { CatalogueEvent } from './read-catalogue.ts';
 
 /**
- * Real, well-known events with their conventionally cited dates (before 1582 these are the dates historians
- * cite, i.e. Julian for the ancient world; a time of 12:00Z means the hour is not known).
+ * Loads the historical catalogue into `primary` on the first start only, and returns how many events it
+ * loaded (0 when it did nothing). "First start" means primary has never held an event nor recorded a change,
+ * so a store filled by `tms generate`, or one whose primary users have already written to, is left alone.
+ * The whole catalogue goes in one batch: an interrupted load leaves no partial history behind.
  */
-export function readCatalogue(): CatalogueEvent[] {
-  const raw: unknown = JSON.parse(readFileSync(new URL('./historical-events.json', import.meta.url), 'utf8'));
-  return catalogueSchema.parse(raw).events.map((event) => ({ ...event, time: parseInstant(event.time) }));
-}
-
-/** Loads the catalogue into `primary` on the first start only (while primary has never held an event). */
 export async function loadCatalogueIfEmpty(store: TimelineStore): Promise<number> {
   const primary = await store.getTimeline(PRIMARY_TIMELINE_ID);
-  if (!primary || primary.event_count > 0 || primary.revision > 0) return 0;
-  return store.bulkLoad(PRIMARY_TIMELINE_ID, readCatalogue());
+  if (!primary) throw new Error('timeline "primary" is missing: open the store before loading the catalogue');
+  if (primary.event_count > 0 || primary.revision > 0) return 0;
+  const events = readCatalogue();
+  return store.bulkLoad(PRIMARY_TIMELINE_ID, events, { batchSize: events.length + 1 });
 }
