@@ -23,6 +23,8 @@ export interface ChainQuery {
   after?: Uint8Array;
   /** Events wanted; one more is read to learn whether another page exists. */
   limit: number;
+  /** Estimated events per word (0: rare); the rarest word drives the range read. */
+  frequency?: (word: string) => number;
 }
 
 interface Candidate {
@@ -125,8 +127,10 @@ export async function searchChain(
   query: ChainQuery,
 ): Promise<ChainSearchResult> {
   const view = new ChainView(versions, chain);
-  // The most selective word is unknown without statistics; the longest is a fair guess.
-  const driver = query.words.reduce<string | undefined>((best, word) => (!best || word.length > best.length ? word : best), undefined);
+  // The rarest word drives the range read; among equally rare words, the longest is a fair guess.
+  const frequency = query.frequency ?? (() => 0);
+  const rarer = (a: string, b: string): boolean => frequency(a) < frequency(b) || (frequency(a) === frequency(b) && a.length > b.length);
+  const driver = query.words.reduce<string | undefined>((best, word) => (!best || rarer(word, best) ? word : best), undefined);
   const otherWords = query.words.filter((word) => word !== driver);
 
   const streams: Stream[] = [];

@@ -88,21 +88,58 @@ export const emptySnapshot = (): GenesisSnapshot => ({
   external: [],
 });
 
+class GrowableFloat64 {
+  array = new Float64Array(1024);
+  length = 0;
+  set(index: number, value: number): void {
+    if (index >= this.array.length) {
+      const next = new Float64Array(Math.max(index + 1, this.array.length * 2));
+      next.set(this.array);
+      this.array = next;
+    }
+    this.array[index] = value;
+    if (index >= this.length) this.length = index + 1;
+  }
+}
+
+class GrowableInt32 {
+  array = new Int32Array(1024);
+  length = 0;
+  set(index: number, value: number): void {
+    if (index >= this.array.length) {
+      const next = new Int32Array(Math.max(index + 1, this.array.length * 2));
+      next.set(this.array);
+      this.array = next;
+    }
+    this.array[index] = value;
+    if (index >= this.length) this.length = index + 1;
+  }
+  push(value: number): void {
+    this.set(this.length, value);
+  }
+}
+
 /**
- * Collects genesis events during a bulk load (appending to an existing snapshot of the level). An id seen
- * again replaces its earlier entry, so re-running an interrupted load gives the same snapshot.
+ * Collects genesis events during a bulk load (appending to an existing snapshot of the level) in typed
+ * arrays: causes already loaded are stored as indexes at once, so the loader keeps no cause strings. An id
+ * seen again replaces its earlier entry, so re-running an interrupted load gives the same snapshot.
  */
 export class GenesisAccumulator {
   private readonly ids: string[] = [];
   private readonly index = new Map<string, number>();
-  private readonly seconds: number[] = [];
-  private readonly nanos: number[] = [];
-  private readonly place: number[] = [];
-  private readonly causeStart: number[] = [];
-  private readonly causeCount: number[] = [];
-  private readonly causeIds: string[] = [];
+  private readonly seconds = new GrowableFloat64();
+  private readonly nanos = new GrowableInt32();
+  private readonly place = new GrowableInt32();
+  /** Causes of event i: targets[causeStart[i] .. causeStart[i] + causeCount[i]), -1 where `unresolved` holds the id. */
+  private readonly causeStart = new GrowableInt32();
+  private readonly causeCount = new GrowableInt32();
+  private readonly targets = new GrowableInt32();
+  /** Slot in `targets` → a cause id not loaded yet when its effect was. */
+  private readonly unresolved = new Map<number, string>();
   private readonly placeNames: string[] = [];
   private readonly placeIndex = new Map<string, number>();
+  /** Events per place: word statistics are derived from it at the end. */
+  private readonly placeEvents = new GrowableInt32();
 
   constructor(existing?: GenesisSnapshot) {
     if (!existing) return;
@@ -131,12 +168,18 @@ export class GenesisAccumulator {
       this.index.set(id, at);
       this.ids.push(id);
     }
-    this.seconds[at] = seconds;
-    this.nanos[at] = nanos;
-    this.place[at] = this.intern(placeName);
-    this.causeStart[at] = this.causeIds.length;
-    this.causeCount[at] = causes.length;
-    for (const cause of causes) this.causeIds.push(cause);
+    this.seconds.set(at, seconds);
+    this.nanos.set(at, nanos);
+    const place = this.intern(placeName);
+    this.place.set(at, place);
+    this.placeEvents.set(place, (this.placeEvents.array[place] ?? 0) + 1);
+    this.causeStart.set(at, this.targets.length);
+    this.causeCount.set(at, causes.length);
+    for (const cause of causes) {
+      const target = this.index.get(cause);
+      if (target === undefined) this.unresolved.set(this.targets.length, cause);
+      this.targets.push(target ?? -1);
+    }
   }
 
   private intern(name: string): number {
@@ -145,33 +188,59 @@ export class GenesisAccumulator {
       number = this.placeNames.length;
       this.placeNames.push(name);
       this.placeIndex.set(name, number);
+      this.placeEvents.set(number, 0);
     }
     return number;
+  }
+
+  /**
+   * Location words that occur in at least 1% of the events (and 100 of them), with their counts: a search
+   * drives its range read by the rarest word it asks for. (Counts of replaced ids are approximate.)
+   */
+  frequentWords(): Record<string, number> {
+    const counts = new Map<string, number>();
+    for (let place = 0; place < this.placeNames.length; place++) {
+      const events = this.placeEvents.array[place]!;
+      for (const word of new Set(this.placeNames[place]!.split(' '))) if (word) counts.set(word, (counts.get(word) ?? 0) + events);
+    }
+    const threshold = Math.max(100, this.ids.length / 100);
+    const frequent = [...counts].filter(([, count]) => count >= threshold).sort((a, b) => b[1] - a[1]).slice(0, 256);
+    return Object.fromEntries(frequent);
   }
 
   build(): GenesisSnapshot {
     const n = this.ids.length;
     const causeOffsets = new Int32Array(n + 1);
-    const targets: number[] = [];
+    let edges = 0;
+    for (let i = 0; i < n; i++) edges += this.causeCount.array[i]!;
+    const causeTargets = new Int32Array(edges);
     const external: [number, string][] = [];
+    let written = 0;
     for (let i = 0; i < n; i++) {
-      const start = this.causeStart[i]!;
-      for (let k = start; k < start + this.causeCount[i]!; k++) {
-        const cause = this.causeIds[k]!;
-        const target = this.index.get(cause);
-        if (target === undefined) external.push([i, cause]);
-        else targets.push(target);
+      const start = this.causeStart.array[i]!;
+      const end = start + this.causeCount.array[i]!;
+      for (let slot = start; slot < end; slot++) {
+        let target = this.targets.array[slot]!;
+        if (target < 0) {
+          const cause = this.unresolved.get(slot)!;
+          target = this.index.get(cause) ?? -1;
+          if (target < 0) {
+            external.push([i, cause]);
+            continue;
+          }
+        }
+        causeTargets[written++] = target;
       }
-      causeOffsets[i + 1] = targets.length;
+      causeOffsets[i + 1] = written;
     }
     return {
       ids: this.ids.slice(),
-      seconds: Float64Array.from(this.seconds),
-      nanos: Int32Array.from(this.nanos),
-      place: Int32Array.from(this.place),
+      seconds: this.seconds.array.slice(0, n),
+      nanos: this.nanos.array.slice(0, n),
+      place: this.place.array.slice(0, n),
       placeNames: this.placeNames.slice(),
       causeOffsets,
-      causeTargets: Int32Array.from(targets),
+      causeTargets: causeTargets.slice(0, written),
       external,
     };
   }

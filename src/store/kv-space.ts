@@ -8,6 +8,9 @@ export interface RootDatabase {
   compactRange?(start: Uint8Array, end: Uint8Array, options: { keyEncoding: 'view' }): Promise<void>;
 }
 
+// `sync` is classic-level's option (fsync before acknowledging); abstract-level's types do not list it.
+const SYNC: AbstractBatchOptions<Uint8Array, Uint8Array> & { sync: boolean } = { sync: true };
+
 export type WriteOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
 
 export interface KeyRange {
@@ -46,9 +49,9 @@ export class KeyValueSpace {
   }
 
   write(ops: WriteOp[], sync: boolean): Promise<void> {
-    // `sync` is classic-level's option (fsync before acknowledging); abstract-level's types do not list it.
-    const options: AbstractBatchOptions<Uint8Array, Uint8Array> & { sync: boolean } = { sync };
-    return this.sub.batch(ops, options);
+    // Any options object makes abstract-level's per-operation work several times slower (measured: 5x),
+    // so unsynced batches (bulk loads) pass none.
+    return sync ? this.sub.batch(ops, SYNC) : this.sub.batch(ops);
   }
 
   reader(range: KeyRange): EntryReader {

@@ -362,7 +362,10 @@ export class LevelTimelineStore implements TimelineStore {
     const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
     const limit = Math.max(1, Math.floor(query.pageSize));
     if (startKey && endKey && Buffer.compare(startKey, endKey) > 0) return { events: [] };
-    const result = await searchChain(this.kv, this.versions, this.readChain(state), { words, startKey, endKey, after, limit });
+    const chain = this.readChain(state);
+    const frequency = (word: string): number =>
+      chain.reduce((sum, { level }) => sum + (this.registry.atLevel(level)?.record.frequent_words?.[word] ?? 0), 0);
+    const result = await searchChain(this.kv, this.versions, chain, { words, startKey, endKey, after, limit, frequency });
     return result.nextAfter ? { events: result.events, nextCursor: encodeCursor(fingerprint, result.nextAfter) } : { events: result.events };
   }
 
@@ -601,7 +604,7 @@ export class LevelTimelineStore implements TimelineStore {
           if (loaded % batchSize === 0) await flush();
         }
       }
-      await this.finishGenesis(state, accumulator.build(), ops);
+      await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), ops);
     } finally {
       this.snapshots.delete(level);
     }
@@ -610,7 +613,12 @@ export class LevelTimelineStore implements TimelineStore {
   }
 
   /** Writes the snapshot, the genesis count and clears `loading`, with `ops`, in one synced batch. */
-  private async finishGenesis(state: TimelineState, snapshot: GenesisSnapshot, ops: WriteOp[]): Promise<void> {
+  private async finishGenesis(
+    state: TimelineState,
+    snapshot: GenesisSnapshot,
+    frequentWords: Record<string, number>,
+    ops: WriteOp[],
+  ): Promise<void> {
     const { level } = state.record;
     const bytes = encodeSnapshot(snapshot);
     const chunks = Math.ceil(bytes.length / SNAPSHOT_CHUNK_BYTES);
@@ -618,7 +626,7 @@ export class LevelTimelineStore implements TimelineStore {
       ops.push({ type: 'put', key: chunkKey(level, i), value: bytes.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES) });
     }
     for (let i = chunks; i < state.record.snapshot_chunks; i++) ops.push({ type: 'del', key: chunkKey(level, i) });
-    const record: StoredTimeline = { ...state.record, genesis_count: snapshot.ids.length, snapshot_chunks: chunks };
+    const record: StoredTimeline = { ...state.record, genesis_count: snapshot.ids.length, snapshot_chunks: chunks, frequent_words: frequentWords };
     delete record.loading;
     ops.push(this.recordPut(record));
     await this.kv.write(ops, true);
@@ -645,7 +653,7 @@ export class LevelTimelineStore implements TimelineStore {
     } finally {
       await reader.close();
     }
-    await this.finishGenesis(state, accumulator.build(), []);
+    await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), []);
   }
 
   private loadSnapshot(level: number): Promise<GenesisSnapshot> {

@@ -15,6 +15,8 @@ export interface StoredTimeline extends Omit<TimelineRecord, 'event_count'> {
   /** Bulk-loaded (genesis) events on this level, all of which happen. */
   genesis_count: number;
   snapshot_chunks: number;
+  /** Location words frequent among the genesis events, with counts (see GenesisAccumulator.frequentWords). */
+  frequent_words?: Record<string, number>;
   /** Set while a bulk load runs; found set at open, the load was interrupted. */
   loading?: boolean;
 }
