@@ -1,35 +1,85 @@
-import { Command } from 'commander';
+import { mkdir } from 'node:fs/promises';
+import { Presets, SingleBar } from 'cli-progress';
+import { Command, InvalidArgumentError } from 'commander';
 import { Level } from 'level';
-import { SingleBar, Presets } from 'cli-progress';
 import { LevelTimelineStore } from '../store/level-store.ts';
-import { generateSyntheticEvents } from '../synthetic/generator.ts';
+import { SYNTHETIC_DEFAULTS, generateSyntheticEvents } from '../synthetic/generator.ts';
 
+export interface GenerateOptions {
+  events: number;
+  places: number;
+  seed: number;
+  maxCauses: number;
+  timeline: string;
+  dataDir: string;
+  batchSize?: number;
+  progress: boolean;
+}
+
+const wholeNumber =
+  (flag: string, minimum: number) =>
+  (text: string): number => {
+    const value = Number(text);
+    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < minimum) {
+      throw new InvalidArgumentError(`${flag} must be a whole number ≥ ${minimum}, got "${text}"`);
+    }
+    return value;
+  };
+
+/** `tms generate`: bulk-loads a synthetic causal DAG into a timeline, for benchmarks. */
 export function generateCommand(): Command {
   return new Command('generate')
-    .description('load synthetic events (a causal DAG) into a timeline, for benchmarks; the server must be stopped')
-    .option('--events <n>', 'how many events', '1000000')
-    .option('--places <n>', 'how many distinct places', '1000')
-    .option('--seed <n>', 'PRNG seed (same seed, same events)', '1')
-    .option('--timeline <id>', 'timeline to load into', 'primary')
+    .description('load synthetic events (a causal DAG in time order) into a timeline, for benchmarks; stop the server first')
+    .option('--events <n>', 'how many events', wholeNumber('--events', 1), 1_000_000)
+    .option('--places <n>', 'how many distinct places ("Place 7, Region 0" ...)', wholeNumber('--places', 1), 1000)
+    .option('--seed <n>', 'PRNG seed: the same seed gives the same events', wholeNumber('--seed', 0), SYNTHETIC_DEFAULTS.seed)
+    .option('--max-causes <n>', 'each event gets 0..n earlier causes, n/2 on average', wholeNumber('--max-causes', 0), SYNTHETIC_DEFAULTS.maxCauses)
+    .option('--timeline <id>', 'timeline to load into (nothing may branch from it)', 'primary')
     .option('--data-dir <dir>', 'LevelDB folder (env TMS_DATA_DIR)', process.env['TMS_DATA_DIR'] ?? './data')
-    .action(async (options: { events: string; places: string; seed: string; timeline: string; dataDir: string }) => {
-      const events = Number(options.events);
-      const places = Number(options.places);
-      if (!Number.isInteger(events) || events < 1) throw new Error(`--events must be a whole number ≥ 1, got ${options.events}`);
-      if (!Number.isInteger(places) || places < 1) throw new Error(`--places must be a whole number ≥ 1, got ${options.places}`);
-      const db = new Level<Uint8Array, Uint8Array>(options.dataDir, { keyEncoding: 'view', valueEncoding: 'view' });
-      await db.open();
-      const store = new LevelTimelineStore(db, { primaryOwner: '' });
-      await store.open();
-      const bar = new SingleBar({ stream: process.stderr, etaBuffer: 50 }, Presets.shades_classic);
-      bar.start(events, 0);
-      const started = performance.now();
-      const loaded = await store.bulkLoad(options.timeline, generateSyntheticEvents({ events, places, seed: Number(options.seed) }), {
-        onProgress: (n) => bar.update(n),
-      });
-      bar.stop();
-      await store.close();
-      await db.close();
-      console.log(`loaded ${loaded} events into ${options.timeline} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    .option('--batch-size <n>', 'events per LevelDB batch (store default when omitted)', wholeNumber('--batch-size', 1))
+    .option('--no-progress', 'do not draw a progress bar on stderr')
+    .action(async (options: GenerateOptions) => {
+      const { loaded, seconds } = await runGenerate(options);
+      console.log(
+        `loaded ${loaded} events into timeline "${options.timeline}" in ${seconds.toFixed(1)} s ` +
+          `(${Math.round(loaded / Math.max(seconds, 1e-9))} events/s)`,
+      );
     });
+}
+
+export async function runGenerate(options: GenerateOptions): Promise<{ loaded: number; seconds: number }> {
+  const events = generateSyntheticEvents({
+    events: options.events,
+    places: options.places,
+    seed: options.seed,
+    maxCauses: options.maxCauses,
+  });
+  await mkdir(options.dataDir, { recursive: true });
+  const db = new Level<Uint8Array, Uint8Array>(options.dataDir, { keyEncoding: 'view', valueEncoding: 'view' });
+  try {
+    await db.open();
+  } catch (error) {
+    const reason = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
+    throw new Error(`cannot open the data folder ${options.dataDir}: ${reason} (is the server running on it?)`, { cause: error });
+  }
+  // primary belongs to no account, as when the server creates it.
+  const store = new LevelTimelineStore(db, { primaryOwner: '' });
+  const bar = options.progress
+    ? new SingleBar({ stream: process.stderr, hideCursor: true, etaBuffer: 50, format: 'generate [{bar}] {percentage}% | {value}/{total} events | {eta_formatted} left' }, Presets.shades_classic)
+    : undefined;
+  try {
+    await store.open();
+    bar?.start(options.events, 0);
+    const started = performance.now();
+    const loaded = await store.bulkLoad(options.timeline, events, {
+      ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+      onProgress: (count) => bar?.update(count),
+    });
+    bar?.update(loaded);
+    return { loaded, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    bar?.stop();
+    await store.close();
+    await db.close();
+  }
 }

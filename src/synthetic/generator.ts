@@ -1,55 +1,115 @@
-import type { GenesisEvent } from '../store/types.ts';
 import type { Instant } from '../time/index.ts';
+import { parseInstant } from '../time/index.ts';
+import { mulberry32 } from './prng.ts';
+
+/** Shaped like the store's `GenesisEvent`, so a generator feeds `bulkLoad` directly. */
+export interface SyntheticEvent {
+  event_id: string;
+  description: string;
+  time: Instant;
+  location: string;
+  causes: string[];
+}
 
 export interface SyntheticOptions {
   events: number;
+  /** Distinct places, named by `syntheticPlaceName(0 .. places - 1)`. */
   places: number;
   seed?: number;
-  /** Average causes per event (links ≈ events × this). */
-  meanCauses?: number;
-  /** First event's time, in epoch seconds; events are one to 120 minutes apart. */
-  startSeconds?: bigint;
+  /** Each event gets 0..maxCauses causes, uniformly, so the mean is maxCauses / 2 (default 4: about 2 links per event). */
+  maxCauses?: number;
+  /** Events are spread evenly over [start, end); defaults 1900-01-01T00:00:00Z and 2025-01-01T00:00:00Z. */
+  start?: Instant;
+  end?: Instant;
 }
 
-/** mulberry32: a tiny, fast, seeded PRNG, so the same seed builds the same timeline. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+export const SYNTHETIC_DEFAULTS = {
+  seed: 1,
+  maxCauses: 4,
+  start: '1900-01-01T00:00:00Z',
+  end: '2025-01-01T00:00:00Z',
+} as const;
+
+/** Most causes are drawn from this many preceding events; the rest from anywhere earlier. */
+export const RECENT_CAUSE_WINDOW = 1000;
+const RECENT_CAUSE_SHARE = 0.9;
+const NANOS_PER_SECOND = 1_000_000_000n;
+
+export const syntheticEventId = (index: number): string => `syn-${String(index).padStart(9, '0')}`;
+
+/** Ten neighbouring places share a region, so a search can target one place or a region. */
+export const syntheticPlaceName = (index: number): string => `Place ${index}, Region ${Math.floor(index / 10)}`;
+
+/**
+ * Streams `events` events in time order, each caused only by earlier ones (a DAG whose edges all point
+ * forward in time). Deterministic for a seed. Nothing is kept between events: ids and times are computed
+ * from the index, so memory stays constant for any count. Bad options throw here, before the first event.
+ */
+export function generateSyntheticEvents(options: SyntheticOptions): Generator<SyntheticEvent> {
+  const count = wholeNumber('events', options.events, 0);
+  const places = wholeNumber('places', options.places, 1);
+  const maxCauses = wholeNumber('maxCauses', options.maxCauses ?? SYNTHETIC_DEFAULTS.maxCauses, 0);
+  const seed = wholeNumber('seed', options.seed ?? SYNTHETIC_DEFAULTS.seed, 0);
+  const clock = timeSlots(count, options.start ?? parseInstant(SYNTHETIC_DEFAULTS.start), options.end ?? parseInstant(SYNTHETIC_DEFAULTS.end));
+  return stream(count, places, maxCauses, mulberry32(seed), clock);
+}
+
+function* stream(count: number, places: number, maxCauses: number, random: () => number, clock: TimeSlots): Generator<SyntheticEvent> {
+  for (let index = 0; index < count; index++) {
+    const time = clock.next(random());
+    const causes: string[] = [];
+    const wanted = Math.min(index, Math.floor(random() * (maxCauses + 1)));
+    while (causes.length < wanted) {
+      const reach = random() < RECENT_CAUSE_SHARE ? Math.min(index, RECENT_CAUSE_WINDOW) : index;
+      const cause = syntheticEventId(index - 1 - Math.floor(random() * reach));
+      if (!causes.includes(cause)) causes.push(cause);
+    }
+    const location = syntheticPlaceName(Math.floor(random() * places));
+    yield { event_id: syntheticEventId(index), description: `Synthetic event ${index} at ${location}`, time, location, causes };
+  }
+}
+
+interface TimeSlots {
+  next(fraction: number): Instant;
+}
+
+/**
+ * Splits [start, end) into `count` equal slots and puts one event at a random point of each, so times
+ * strictly increase. Whole seconds when a slot is at least a second wide, nanoseconds otherwise.
+ */
+function timeSlots(count: number, start: Instant, end: Instant): TimeSlots {
+  const startNanos = start.seconds * NANOS_PER_SECOND + BigInt(start.nanos);
+  const spanNanos = end.seconds * NANOS_PER_SECOND + BigInt(end.nanos) - startNanos;
+  if (spanNanos <= 0n) throw new RangeError('synthetic events: end must be after start');
+  const slots = BigInt(Math.max(count, 1));
+  const firstWholeSecond = start.seconds + (start.nanos > 0 ? 1n : 0n);
+  const secondsWidth = (end.seconds - firstWholeSecond) / slots;
+  if (secondsWidth >= 1n) {
+    let slotStart = firstWholeSecond;
+    return {
+      next(fraction) {
+        const seconds = slotStart + BigInt(Math.floor(fraction * Number(secondsWidth)));
+        slotStart += secondsWidth;
+        return { seconds, nanos: 0, fractionDigits: 0 };
+      },
+    };
+  }
+  const width = spanNanos / slots;
+  if (width < 1n) throw new RangeError(`synthetic events: ${count} distinct instants do not fit between start and end`);
+  let slotStart = startNanos;
+  return {
+    next(fraction) {
+      const at = slotStart + BigInt(Math.floor(fraction * Number(width)));
+      slotStart += width;
+      const seconds = at >= 0n ? at / NANOS_PER_SECOND : -((-at + NANOS_PER_SECOND - 1n) / NANOS_PER_SECOND);
+      return { seconds, nanos: Number(at - seconds * NANOS_PER_SECOND), fractionDigits: 9 };
+    },
   };
 }
 
-export const syntheticEventId = (i: number): string => `syn-${String(i).padStart(9, '0')}`;
-export const syntheticPlaceName = (i: number): string => `Place ${i}, Region ${i % 50}`;
-
-/** How far back causes reach: a window keeps memory constant however many events are generated. */
-const CAUSE_WINDOW = 1000;
-
-/**
- * Streams `events` events in time order over `places` places, each caused by earlier events only
- * (a DAG whose edges all point forward in time). Nothing is kept but the next id and time.
- */
-export function* generateSyntheticEvents(options: SyntheticOptions): Generator<GenesisEvent> {
-  const random = seededRandom(options.seed ?? 1);
-  const meanCauses = options.meanCauses ?? 2;
-  let seconds = options.startSeconds ?? -2_208_988_800n; // 1900-01-01T00:00:00Z
-  for (let i = 0; i < options.events; i++) {
-    seconds += BigInt(60 + Math.floor(random() * 7140));
-    const causes = new Set<string>();
-    const wanted = i === 0 ? 0 : Math.min(i, Math.floor(random() * (2 * meanCauses + 1)));
-    while (causes.size < wanted) causes.add(syntheticEventId(i - 1 - Math.floor(random() * Math.min(i, CAUSE_WINDOW))));
-    const place = Math.floor(random() * options.places);
-    const time: Instant = { seconds, nanos: 0, fractionDigits: 0 };
-    yield {
-      event_id: syntheticEventId(i),
-      description: `Synthetic event ${i}`,
-      time,
-      location: syntheticPlaceName(place),
-      causes: [...causes],
-    };
+function wholeNumber(field: string, value: number, minimum: number): number {
+  if (!Number.isSafeInteger(value) || value < minimum) {
+    throw new RangeError(`synthetic events: ${field} must be a whole number ≥ ${minimum}, got ${value}`);
   }
+  return value;
 }
