@@ -25,6 +25,11 @@ export interface ChainQuery {
   limit: number;
   /** Estimated events per word (0: rare); the rarest word drives the range read. */
   frequency?: (word: string) => number;
+  /**
+   * Levels whose every version is summarised in memory (no genesis data) and few enough to scan: merged
+   * from memory, which costs less than opening an iterator on them.
+   */
+  inMemory?: (level: number) => boolean;
 }
 
 interface Candidate {
@@ -134,8 +139,25 @@ export async function searchChain(
   const otherWords = query.words.filter((word) => word !== driver);
 
   const streams: Stream[] = [];
+  const fromMemory = (link: ChainLink, depth: number, eventIds: Iterable<string>): void => {
+    const items: Candidate[] = [];
+    for (const eventId of eventIds) {
+      const version = visibleVersion(versions.list(link.level, eventId), link.cap);
+      if (!version?.happens) continue;
+      const key = sortKey(version.timeKey, eventId);
+      if (!inRange(key, query)) continue;
+      if (!query.words.every((word) => version.words.includes(word))) continue;
+      if (view.hidden(depth, eventId, version)) continue;
+      items.push({ key, eventId, level: link.level, lsn: version.lsn });
+    }
+    if (items.length > 0) streams.push(new ListStream(items.sort((a, b) => Buffer.compare(a.key, b.key))));
+  };
   try {
     chain.forEach((link, depth) => {
+      if (query.inMemory?.(link.level)) {
+        fromMemory(link, depth, versions.eventIds(link.level) ?? []);
+        return;
+      }
       const prefix = driver === undefined ? timeIndexPrefix(link.level) : wordIndexPrefix(link.level, driver);
       const lower = query.after ? { gt: Buffer.concat([prefix, query.after]) } : { gte: query.startKey ? Buffer.concat([prefix, query.startKey]) : prefix };
       const upper = prefixEnd(query.endKey ? Buffer.concat([prefix, query.endKey]) : prefix);
@@ -152,17 +174,8 @@ export async function searchChain(
       };
       streams.push(new IndexStream(kv.reader({ ...lower, lt: upper }), prefix.length, link.level, accept, query.limit + 1));
 
-      const extras: Candidate[] = [];
-      for (const eventId of versions.changedAfter(link.level, link.cap)) {
-        const version = visibleVersion(versions.list(link.level, eventId), link.cap);
-        if (!version?.happens) continue;
-        const key = sortKey(version.timeKey, eventId);
-        if (!inRange(key, query)) continue;
-        if (!query.words.every((word) => version.words.includes(word))) continue;
-        if (view.hidden(depth, eventId, version)) continue;
-        extras.push({ key, eventId, level: link.level, lsn: version.lsn });
-      }
-      if (extras.length > 0) streams.push(new ListStream(extras.sort((a, b) => Buffer.compare(a.key, b.key))));
+      // Events changed after the cap: their as-of-cap versions, from memory.
+      fromMemory(link, depth, versions.changedAfter(link.level, link.cap));
     });
 
     const picked: Candidate[] = [];

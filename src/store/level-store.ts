@@ -37,6 +37,8 @@ export interface LevelTimelineStoreOptions {
   primaryOwner?: string;
   /** Sublevel name (default `t`). */
   sublevel?: string;
+  /** Up to this many versions, a level without genesis data is searched from memory, not by iterator (default 256). */
+  memoryScanLimit?: number;
 }
 
 interface Resolved {
@@ -54,6 +56,7 @@ interface VersionWrite {
 
 const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BULK_BATCH = 5000;
+const MEMORY_SCAN_LIMIT = 256;
 const STRUCTURAL_CANCEL = new Set(['prevent', 'cancel']);
 
 const isoNow = (): string => formatInstant(nowInstant());
@@ -365,7 +368,9 @@ export class LevelTimelineStore implements TimelineStore {
     const chain = this.readChain(state);
     const frequency = (word: string): number =>
       chain.reduce((sum, { level }) => sum + (this.registry.atLevel(level)?.record.frequent_words?.[word] ?? 0), 0);
-    const result = await searchChain(this.kv, this.versions, chain, { words, startKey, endKey, after, limit, frequency });
+    const scanLimit = this.options.memoryScanLimit ?? MEMORY_SCAN_LIMIT;
+    const inMemory = (level: number): boolean => !this.registry.hasGenesis(level) && this.versions.changeCount(level) <= scanLimit;
+    const result = await searchChain(this.kv, this.versions, chain, { words, startKey, endKey, after, limit, frequency, inMemory });
     return result.nextAfter ? { events: result.events, nextCursor: encodeCursor(fingerprint, result.nextAfter) } : { events: result.events };
   }
 

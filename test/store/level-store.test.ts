@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { LevelTimelineStore } from '../../src/store/index.ts';
+import { LevelTimelineStore, type LevelTimelineStoreOptions } from '../../src/store/index.ts';
 import { runConformanceSuite, type StoreHarness } from './conformance.ts';
 
 async function directoryBytes(dir: string): Promise<number> {
@@ -11,11 +11,11 @@ async function directoryBytes(dir: string): Promise<number> {
   return total;
 }
 
-runConformanceSuite('LevelTimelineStore', async (): Promise<StoreHarness> => {
+const levelHarness = (options: LevelTimelineStoreOptions) => async (): Promise<StoreHarness> => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-store-'));
   let db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
   await db.open();
-  let store = new LevelTimelineStore(db);
+  let store = new LevelTimelineStore(db, options);
   await store.open();
   const harness: StoreHarness = {
     store,
@@ -24,7 +24,7 @@ runConformanceSuite('LevelTimelineStore', async (): Promise<StoreHarness> => {
       await db.close();
       db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
       await db.open();
-      store = new LevelTimelineStore(db);
+      store = new LevelTimelineStore(db, options);
       await store.open();
       harness.store = store;
       return store;
@@ -37,4 +37,8 @@ runConformanceSuite('LevelTimelineStore', async (): Promise<StoreHarness> => {
     },
   };
   return harness;
-});
+};
+
+runConformanceSuite('LevelTimelineStore', levelHarness({}));
+// Small levels are normally searched from memory; this run sends every level through its LevelDB indexes.
+runConformanceSuite('LevelTimelineStore, index iterators only', levelHarness({ memoryScanLimit: -1 }));
