@@ -303,6 +303,41 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     assert.equal([...graph.eventIds].sort(), [own.created.event_id, baseB.created.event_id, later.event_id].sort());
   });
 
+  test("a branch reverts its base's manipulation for itself only", async ({ store }) => {
+    const event = await addEvent(store, 'primary', '1789-07-14T15:00:00Z', 'Paris', [], 'Bastille');
+    const { created } = await store.manipulate('primary', event.event_id, { description: 'stormed a day late', changes: [{ action: 'reschedule', time: at('1789-07-15T15:00:00Z') }] }, 'u');
+    const par = await store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: '', variation: 'v', owner: 'u' });
+    const { reverted, restored } = await store.revert(par.timeline_id, created.event_id, 'u');
+    assert.is(reverted.timeline_id, par.timeline_id);
+    assert.is(restored.event_id, event.event_id);
+    assert.equal(ids((await store.search(par.timeline_id, { words: ['paris'], pageSize: 5 })).events), [event.event_id]);
+    assert.equal(ids((await store.search('primary', { words: ['paris'], pageSize: 5 })).events), [created.event_id], 'base keeps its manipulation');
+    assert.is((await store.getEvent('primary', created.event_id))!.status, 'manipulated');
+    // The branch may now change the restored event its own way; the base's successor stays off the branch.
+    const own = await store.manipulate(par.timeline_id, event.event_id, { description: 'never stormed', changes: [{ action: 'prevent', time: at('1789-07-13T00:00:00Z') }] }, 'u');
+    assert.is(own.created.status, 'cancelled');
+    assert.equal(ids((await store.search(par.timeline_id, { words: ['paris'], pageSize: 5 })).events), []);
+    assert.is((await store.getTimeline(par.timeline_id))!.event_count, 0);
+    assert.equal([...(await store.readCausalGraph(par.timeline_id)).graph.eventIds], [own.created.event_id]);
+  });
+
+  test("an alternate's causal graph and counts stay as of its fork", async ({ store }) => {
+    const cause = await addEvent(store, 'primary', '1600-01-01T00:00:00Z', 'Delft');
+    const effect = await addEvent(store, 'primary', '1601-01-01T00:00:00Z', 'Delft', [cause.event_id]);
+    const alt = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'u' });
+    const before = await store.readCausalGraph(alt.timeline_id);
+    await store.manipulate('primary', cause.event_id, { description: 'later', changes: [{ action: 'prevent', time: at('1500-01-01T00:00:00Z') }] }, 'u');
+    await addEvent(store, 'primary', '1602-01-01T00:00:00Z', 'Delft', [effect.event_id]);
+    const after = await store.readCausalGraph(alt.timeline_id);
+    assert.equal(after.graph.eventIds, before.graph.eventIds);
+    assert.equal([...after.graph.state], [0, 0]);
+    const i = after.graph.eventIds.indexOf(effect.event_id);
+    assert.equal([...after.graph.causeTargets.slice(after.graph.causeOffsets[i]!, after.graph.causeOffsets[i + 1]!)], [after.graph.eventIds.indexOf(cause.event_id)]);
+    assert.is((await store.getTimeline(alt.timeline_id))!.event_count, 2);
+    assert.is((await store.getTimeline('primary'))!.event_count, 2);
+    assert.is((await store.readCausalGraph('primary')).graph.eventIds.length, 3);
+  });
+
   test('a five-deep chain mixing kinds resolves every level', async ({ store }) => {
     const root = await addEvent(store, 'primary', '0001-01-01T00:00:00Z', 'Athens');
     const chain = ['primary'];
