@@ -1,0 +1,195 @@
+/**
+ * Random operation sequences against the LevelDB store and a naive model of the same semantics (alternates
+ * copy their base's whole view, parallels recompute an overlay of their live base): every timeline must
+ * show the same events, searches, counts and graph nodes in both.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { Level } from 'level';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ApiError } from '../../src/domain/errors.ts';
+import { LevelTimelineStore, type EventRecord } from '../../src/store/index.ts';
+import { parseInstant } from '../../src/time/index.ts';
+
+interface ModelTimeline {
+  id: string;
+  kind: 'primary' | 'alternate' | 'parallel';
+  base?: ModelTimeline;
+  frozen?: Map<string, EventRecord>;
+  own: Map<string, EventRecord>;
+}
+
+const happens = (r: EventRecord) => r.superseded_by === undefined && r.status !== 'reverted' && r.status !== 'cancelled';
+const stands = (r: EventRecord) => r.superseded_by === undefined && r.status !== 'reverted';
+
+function view(timeline: ModelTimeline): Map<string, EventRecord> {
+  if (timeline.kind === 'primary') return new Map(timeline.own);
+  if (timeline.kind === 'alternate') return new Map([...timeline.frozen!, ...timeline.own]);
+  const base = view(timeline.base!);
+  const result = new Map<string, EventRecord>();
+  for (const [id, record] of base) {
+    // A successor whose lineage passes through an event this parallel changed itself is not on it.
+    let predecessor = record.supersedes;
+    let hidden = false;
+    while (predecessor !== undefined && !hidden) {
+      hidden = timeline.own.has(predecessor);
+      predecessor = base.get(predecessor)?.supersedes;
+    }
+    if (!hidden) result.set(id, record);
+  }
+  for (const [id, record] of timeline.own) result.set(id, record);
+  return result;
+}
+
+type Op =
+  | { kind: 'insert'; timeline: number; day: number; place: number; cause: number }
+  | { kind: 'manipulate'; timeline: number; event: number; action: 'note' | 'reschedule' | 'prevent'; day: number }
+  | { kind: 'revert'; timeline: number; event: number }
+  | { kind: 'branch'; timeline: number; alternate: boolean };
+
+const day = fc.integer({ min: 1, max: 9 });
+// Small pools, so operations often meet on the same events and timelines.
+const pick = fc.nat({ max: 5 });
+const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('insert' as const), timeline: pick, day, place: fc.nat({ max: 2 }), cause: fc.nat() }),
+  fc.record({ kind: fc.constant('manipulate' as const), timeline: pick, event: pick, action: fc.constantFrom('note' as const, 'reschedule' as const, 'prevent' as const), day }),
+  fc.record({ kind: fc.constant('revert' as const), timeline: pick, event: fc.nat() }),
+  fc.record({ kind: fc.constant('branch' as const), timeline: pick, alternate: fc.boolean() }),
+);
+const PLACES = ['Oslo, Norway', 'Bergen, Norway', 'Ålesund'];
+const time = (d: number) => parseInstant(`2000-01-0${d}T00:00:00Z`);
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    return (error as ApiError).code ?? String(error);
+  }
+}
+
+async function searchAll(store: LevelTimelineStore, timeline: string, words: string[]): Promise<string[]> {
+  const found: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.search(timeline, { words, pageSize: 3, ...(cursor && { cursor }) });
+    found.push(...page.events.map((e) => e.event_id));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return found;
+}
+
+const byTimeThenId = (a: EventRecord, b: EventRecord) => {
+  const ta = parseInstant(a.time);
+  const tb = parseInstant(b.time);
+  if (ta.seconds !== tb.seconds) return ta.seconds < tb.seconds ? -1 : 1;
+  return a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0;
+};
+
+async function runScenario(genesis: number, ops: Op[], memoryScanLimit: number): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-model-'));
+  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
+  await db.open();
+  const store = new LevelTimelineStore(db, { memoryScanLimit });
+  await store.open();
+  try {
+    const primary: ModelTimeline = { id: 'primary', kind: 'primary', own: new Map() };
+    const timelines = [primary];
+    const eventIds: string[] = [];
+    const genesisEvents = Array.from({ length: genesis }, (_, i) => ({ event_id: `g${i}`, description: `g${i}`, time: time(1 + (i % 9)), location: PLACES[i % 3]!, causes: i ? [`g${i - 1}`] : [] }));
+    if (genesis > 0) await store.bulkLoad('primary', genesisEvents);
+    for (const event of genesisEvents) {
+      primary.own.set(event.event_id, { event_id: event.event_id, timeline_id: 'primary', description: event.description, time: `2000-01-0${1 + (Number(event.event_id.slice(1)) % 9)}T00:00:00Z`, location: event.location, causes: event.causes, status: 'original' });
+      eventIds.push(event.event_id);
+    }
+
+    for (const op of ops) {
+      const timeline = timelines[op.timeline % timelines.length]!;
+      if (op.kind === 'insert') {
+        const causes = eventIds.length ? [eventIds[op.cause % eventIds.length]!] : [];
+        const record = await store.insertEvent(timeline.id, { description: 'i', time: time(op.day), location: PLACES[op.place]!, causes }, 'm');
+        timeline.own.set(record.event_id, record);
+        eventIds.push(record.event_id);
+      } else if (op.kind === 'branch') {
+        const record = await store.createTimeline({ kind: op.alternate ? 'alternate' : 'parallel', base_timeline_id: timeline.id, description: '', variation: '', owner: 'm' });
+        timelines.push(
+          op.alternate
+            ? { id: record.timeline_id, kind: 'alternate', frozen: view(timeline), own: new Map() }
+            : { id: record.timeline_id, kind: 'parallel', base: timeline, own: new Map() },
+        );
+      } else if (eventIds.length > 0) {
+        // Manipulations mostly hit the oldest events; reverts aim at the newest (usually manipulations).
+        const id = op.kind === 'revert' ? eventIds[eventIds.length - 1 - (op.event % Math.min(eventIds.length, 4))]! : eventIds[op.event % eventIds.length]!;
+        const current = view(timeline).get(id);
+        if (op.kind === 'manipulate') {
+          const changes = op.action === 'note' ? [] : [{ action: op.action, time: time(op.day) }];
+          const expected = !current ? 'not_found' : current.superseded_by ? 'aborted' : current.status === 'reverted' || current.status === 'cancelled' ? 'failed_precondition' : 'ok';
+          const attempt = store.manipulate(timeline.id, id, { description: 'm', changes }, 'm');
+          if (expected !== 'ok') {
+            assert.is(await codeOf(attempt), expected, `manipulate ${id} on ${timeline.id}`);
+            continue;
+          }
+          const { original, created } = await attempt;
+          assert.equal(original, { ...current!, timeline_id: timeline.id, superseded_by: created.event_id });
+          assert.is(created.time, op.action === 'reschedule' ? `2000-01-0${op.day}T00:00:00Z` : current!.time);
+          assert.is(created.status, op.action === 'prevent' ? 'cancelled' : 'manipulated');
+          timeline.own.set(id, original);
+          timeline.own.set(created.event_id, created);
+          eventIds.push(created.event_id);
+        } else {
+          const visible = view(timeline);
+          const expected = !current
+            ? 'not_found'
+            : current.supersedes === undefined || current.status === 'reverted' || current.superseded_by !== undefined || visible.get(current.supersedes)?.superseded_by !== id
+              ? 'failed_precondition'
+              : 'ok';
+          const attempt = store.revert(timeline.id, id, 'm');
+          if (expected !== 'ok') {
+            assert.is(await codeOf(attempt), expected, `revert ${id} on ${timeline.id}`);
+            continue;
+          }
+          const { reverted, restored } = await attempt;
+          assert.equal(reverted, { ...current!, timeline_id: timeline.id, status: 'reverted' });
+          const original = { ...visible.get(current!.supersedes!)!, timeline_id: timeline.id };
+          delete original.superseded_by;
+          assert.equal(restored, original);
+          timeline.own.set(id, reverted);
+          timeline.own.set(restored.event_id, restored);
+        }
+      }
+    }
+
+    for (const timeline of timelines) {
+      const visible = view(timeline);
+      for (const id of eventIds) assert.equal(await store.getEvent(timeline.id, id), visible.get(id), `event ${id} on ${timeline.id}`);
+      const happening = [...visible.values()].filter(happens).sort(byTimeThenId);
+      assert.equal(await searchAll(store, timeline.id, []), happening.map((e) => e.event_id), `time search on ${timeline.id}`);
+      assert.equal(
+        await searchAll(store, timeline.id, ['norway']),
+        happening.filter((e) => e.location.endsWith('Norway')).map((e) => e.event_id),
+        `word search on ${timeline.id}`,
+      );
+      assert.is((await store.getTimeline(timeline.id))!.event_count, happening.length, `event_count of ${timeline.id}`);
+      const graph = (await store.readCausalGraph(timeline.id)).graph;
+      assert.equal([...graph.eventIds].sort(), [...visible.values()].filter(stands).map((e) => e.event_id).sort(), `graph of ${timeline.id}`);
+    }
+  } finally {
+    await store.close();
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('random operation sequences: the store matches the model on every timeline', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.nat({ max: 6 }), fc.array(opArbitrary, { minLength: 1, maxLength: 40 }), fc.constantFrom(256, -1), (genesis, ops, limit) =>
+      runScenario(genesis, ops, limit),
+    ),
+    { numRuns: 120 },
+  );
+});
+
+test.run();
