@@ -161,11 +161,13 @@ export async function searchChain(
       const prefix = driver === undefined ? timeIndexPrefix(link.level) : wordIndexPrefix(link.level, driver);
       const lower = query.after ? { gt: Buffer.concat([prefix, query.after]) } : { gte: query.startKey ? Buffer.concat([prefix, query.startKey]) : prefix };
       const upper = prefixEnd(query.endKey ? Buffer.concat([prefix, query.endKey]) : prefix);
+      // Versions registered later than this are not in the iterator's snapshot (written after it was opened).
+      const registered = versions.newestLsn(link.level);
       const accept = (candidate: Candidate): boolean => {
         const list = versions.list(link.level, candidate.eventId);
-        // Changed after the cap: the index shows a newer version; the as-of-cap one comes from the extras.
-        if (list && list[list.length - 1]!.lsn > link.cap) return false;
-        if (view.hidden(depth, candidate.eventId, list?.[list.length - 1])) return false;
+        // Changed after the cap: the index may show a newer version; the as-of-cap one comes from memory below.
+        if (list && (visibleVersion(list, registered)?.lsn ?? 0) > link.cap) return false;
+        if (view.hidden(depth, candidate.eventId, visibleVersion(list, link.cap))) return false;
         if (otherWords.length > 0) {
           const words = locationWords(decodeRecord(candidate.json!).location);
           if (!otherWords.every((word) => words.includes(word))) return false;

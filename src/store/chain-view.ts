@@ -11,9 +11,9 @@ const MAX_SUCCESSION = 10_000;
 
 /**
  * Visibility through a read chain, from memory alone. A version at depth d is visible unless a closer level
- * has a visible version of the same event (shadowing), or it is a successor whose predecessor this chain sees
- * changed closer (the base manipulated an event the branch had already changed itself: the branch's own
- * history of that event wins, so the base's successor is not on the branch).
+ * has a visible version of the same event (shadowing), or it is a successor the chain overrides (the base
+ * manipulated an event after the branch had changed it itself: the branch's own history of that event
+ * wins, so the base's successor is not on the branch).
  */
 export class ChainView {
   constructor(
@@ -39,21 +39,46 @@ export class ChainView {
     return false;
   }
 
-  overridden(depth: number, info: VersionInfo): boolean {
+  /**
+   * A successor is overridden when the chain sees its predecessor (following `supersedes`) at a closer
+   * level that took its own version of the predecessor before the successor was created there: the base
+   * changed an event after the branch had changed it itself. (Successors older than the branch's own
+   * version are history the branch already saw, e.g. a manipulation reverted before the branch changed
+   * the event; an alternate's frozen levels are all older than its own writes.)
+   */
+  overridden(depth: number, eventId: string, info: VersionInfo): boolean {
+    let successor = eventId;
+    let successorDepth = depth;
     let predecessor = info.supersedes;
-    let at = depth;
     for (let step = 0; predecessor !== undefined && step < MAX_SUCCESSION; step++) {
       const found = this.visible(predecessor);
       if (!found) return false;
-      if (found.depth < at) return true;
+      if (found.depth < successorDepth) {
+        return this.bornAt(successor) > this.firstLsn(found.depth, predecessor);
+      }
+      successor = predecessor;
+      successorDepth = found.depth;
       predecessor = found.info.supersedes;
-      at = found.depth;
     }
     return false;
   }
 
+  private firstLsn(depth: number, eventId: string): number {
+    return this.versions.list(this.chain[depth]!.level, eventId)?.[0]?.lsn ?? 0;
+  }
+
+  /** LSN of an event's first version anywhere in the chain: when it was created. */
+  private bornAt(eventId: string): number {
+    let born = Infinity;
+    for (const { level } of this.chain) {
+      const first = this.versions.list(level, eventId)?.[0]?.lsn;
+      if (first !== undefined && first < born) born = first;
+    }
+    return born === Infinity ? 0 : born;
+  }
+
   /** Whether the version `info` of `eventId`, found at `depth`, is not on the timeline. */
   hidden(depth: number, eventId: string, info: VersionInfo | undefined): boolean {
-    return this.shadowed(depth, eventId) || (info !== undefined && this.overridden(depth, info));
+    return this.shadowed(depth, eventId) || (info !== undefined && this.overridden(depth, eventId, info));
   }
 }

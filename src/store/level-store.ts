@@ -1,7 +1,7 @@
 /**
  * The copy-on-write timeline store on LevelDB (design: docs/storage.md). Timelines are levels; a branch
  * writes only its own versions and reads fall through its chain. Every write runs in its timeline's queue
- * and is one synced batch; every read is capped at the LSN watermark it started with.
+ * and is one synced batch; every read caps each level at the LSN it had committed when the read started.
  */
 import { ApiError, notFound } from '../domain/errors.ts';
 import { encodeInstantKey, formatInstant, nowInstant, parseInstant } from '../time/index.ts';
@@ -95,6 +95,7 @@ export class LevelTimelineStore implements TimelineStore {
     for (const key of tombstones) this.registry.reserveLevel(Buffer.from(key).readUInt32BE(1));
     await this.loadSummaries();
     this.clock = new LsnClock(Math.max(this.versions.maxLsn(), this.registry.highestCap()));
+    for (const state of this.registry.all()) state.committedLsn = this.versions.newestLsn(state.record.level);
     if (!this.registry.has(PRIMARY_TIMELINE_ID)) await this.createPrimary();
     for (const state of this.registry.all()) if (state.record.loading) await this.recoverInterruptedLoad(state);
     this.opened = true;
@@ -161,7 +162,7 @@ export class LevelTimelineStore implements TimelineStore {
   }
 
   private readChain(state: TimelineState): ChainLink[] {
-    return capChain(this.registry.chain(state), this.clock.watermark);
+    return capChain(this.registry, this.registry.chain(state));
   }
 
   /** Changes whenever anything visible through the chain may have changed. */
@@ -199,7 +200,7 @@ export class LevelTimelineStore implements TimelineStore {
     const stamp = this.stamp(chain);
     const cached = this.eventCounts.get(state.record.timeline_id);
     if (cached?.stamp === stamp) return cached.count;
-    const capped = capChain(chain, this.clock.watermark);
+    const capped = capChain(this.registry, chain);
     let count = 0;
     const changed = new Set<string>();
     for (const { level } of capped) {
@@ -210,7 +211,7 @@ export class LevelTimelineStore implements TimelineStore {
     for (const id of changed) {
       if (capped.some(({ level }) => this.versions.hasMarker(level, id))) count -= 1;
       const visible = view.visible(id);
-      if (visible?.info.happens && !view.overridden(visible.depth, visible.info)) count += 1;
+      if (visible?.info.happens && !view.overridden(visible.depth, id, visible.info)) count += 1;
     }
     this.eventCounts.set(state.record.timeline_id, { stamp, count });
     return count;
@@ -240,7 +241,7 @@ export class LevelTimelineStore implements TimelineStore {
       snapshot_chunks: 0,
     };
     if (spec.kind === 'alternate') {
-      // Capped at the watermark: every batch at or below it has settled, none above it is visible.
+      // Each level capped at its last committed batch: the one batch that may be in flight there is above it.
       record.frozen_chain = this.readChain(base).map(({ level, cap }) => [level, cap]);
     }
     const state = this.registry.add(record, true);
@@ -332,7 +333,7 @@ export class LevelTimelineStore implements TimelineStore {
       if (list) {
         const version = visibleVersion(list, cap);
         if (!version) continue;
-        if (view.overridden(depth, version)) return undefined;
+        if (view.overridden(depth, eventId, version)) return undefined;
         const record = await this.readVersion(level, eventId, version.lsn);
         if (!record) throw new ApiError('data_loss', `version ${version.lsn} of event "${eventId}" is missing`);
         return { level, lsn: version.lsn, record };
@@ -388,7 +389,7 @@ export class LevelTimelineStore implements TimelineStore {
   /**
    * Writes versions to `state`'s level in one synced batch under a new LSN, with their summaries, index
    * changes, genesis markers and the timeline's next revision. Memory learns the versions before the batch
-   * (invisible: above the watermark) and forgets them if it fails.
+   * (invisible: above the level's committed LSN) and forgets them if it fails.
    */
   private async commitVersions(state: TimelineState, writes: VersionWrite[], genesisMarkers: Resolved[]): Promise<void> {
     const level = state.record.level;
@@ -415,11 +416,10 @@ export class LevelTimelineStore implements TimelineStore {
       for (const [atLevel, eventId, info] of learned) this.versions.add(atLevel, eventId, info);
       await this.kv.write(ops, true);
       state.record = record;
+      state.committedLsn = lsn;
     } catch (error) {
       for (const [atLevel, eventId, info] of learned) this.versions.remove(atLevel, eventId, info);
       throw error;
-    } finally {
-      this.clock.settle(lsn);
     }
   }
 
@@ -696,7 +696,7 @@ export class LevelTimelineStore implements TimelineStore {
     for (const id of changedIds) {
       if (overlay.has(id)) continue;
       const visible = view.visible(id);
-      if (!visible || visible.info.lsn === 0 || view.overridden(visible.depth, visible.info)) continue;
+      if (!visible || visible.info.lsn === 0 || view.overridden(visible.depth, id, visible.info)) continue;
       toRead.push({ id, level: chain[visible.depth]!.level, lsn: visible.info.lsn });
     }
     const changed = new Map<string, EventRecord>();

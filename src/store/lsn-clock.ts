@@ -1,30 +1,13 @@
 /**
- * The global log sequence number. Each batch that writes versions takes the next LSN; the watermark is the
- * highest LSN below which every batch has settled, so a read (or a fork cap) at the watermark never sees a
- * batch that is still in flight.
+ * The global log sequence number: each batch that writes versions takes the next one. Visibility is per
+ * level (see TimelineState.committedLsn): a level's batches are serialised by its writer queue, so at most
+ * one is in flight and everything at or below the level's last committed LSN is durable.
  */
 export class LsnClock {
-  private allocated: number;
-  private readonly inFlight = new Set<number>();
-
-  constructor(start: number) {
-    this.allocated = start;
-  }
+  constructor(private allocated: number) {}
 
   next(): number {
     this.allocated += 1;
-    this.inFlight.add(this.allocated);
     return this.allocated;
-  }
-
-  settle(lsn: number): void {
-    this.inFlight.delete(lsn);
-  }
-
-  get watermark(): number {
-    if (this.inFlight.size === 0) return this.allocated;
-    let lowest = Infinity;
-    for (const lsn of this.inFlight) if (lsn < lowest) lowest = lsn;
-    return lowest - 1;
   }
 }

@@ -23,6 +23,8 @@ export interface StoredTimeline extends Omit<TimelineRecord, 'event_count'> {
 
 export interface TimelineState {
   record: StoredTimeline;
+  /** LSN of the last batch committed to this level: reads see the level up to here. */
+  committedLsn: number;
   /** Created in memory, its record not yet durable. */
   pending: boolean;
   deleting: boolean;
@@ -35,7 +37,7 @@ export class TimelineRegistry {
   private highestLevel = 0;
 
   add(record: StoredTimeline, pending = false): TimelineState {
-    const state: TimelineState = { record, pending, deleting: false, bulkLoading: false };
+    const state: TimelineState = { record, committedLsn: 0, pending, deleting: false, bulkLoading: false };
     this.byId.set(record.timeline_id, state);
     this.byLevel.set(record.level, state);
     this.reserveLevel(record.level);
@@ -108,7 +110,11 @@ export class TimelineRegistry {
   }
 }
 
-/** Caps every link at `readLsn`, so a read sees exactly the batches settled when it started. */
-export function capChain(chain: ChainLink[], readLsn: number): ChainLink[] {
-  return chain.map(({ level, cap }) => ({ level, cap: Math.min(cap, readLsn) }));
+/**
+ * Caps every link at its level's last committed LSN, as it is now: a read sees each level exactly as its
+ * committed batches left it (a batch writes versions to one level only, so this is atomic per batch), and
+ * sees its own timeline's acknowledged writes.
+ */
+export function capChain(registry: TimelineRegistry, chain: ChainLink[]): ChainLink[] {
+  return chain.map(({ level, cap }) => ({ level, cap: Math.min(cap, registry.atLevel(level)?.committedLsn ?? 0) }));
 }

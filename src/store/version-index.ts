@@ -104,6 +104,12 @@ export class VersionIndex {
     return this.levels.get(level)?.byEvent.keys();
   }
 
+  /** LSN of the newest version registered at a level (committed or in flight); 0 if none. */
+  newestLsn(level: number): number {
+    const log = this.levels.get(level)?.log;
+    return log?.[log.length - 1]?.lsn ?? 0;
+  }
+
   maxLsn(): number {
     let max = 0;
     for (const entry of this.levels.values()) {

@@ -546,6 +546,19 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     assert.is(graph.place[i(one.event_id)], graph.place[i(two.event_id)]);
   });
 
+  test('each timeline reads its own acknowledged writes while other timelines write', async ({ store }) => {
+    const par = await store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: '', variation: 'v', owner: 'u' });
+    const loop = async (timeline: string) => {
+      for (let i = 0; i < 40; i++) {
+        const event = await addEvent(store, timeline, '1700-01-01T00:00:00Z', 'Leiden');
+        assert.equal(await store.getEvent(timeline, event.event_id), event, 'visible at once');
+        const { created } = await store.manipulate(timeline, event.event_id, { description: 'x', changes: [] }, 'u');
+        assert.ok((await store.search(timeline, { words: ['leiden'], start: at('1700-01-01T00:00:00Z'), pageSize: 1000 })).events.some((e) => e.event_id === created.event_id));
+      }
+    };
+    await Promise.all([loop('primary'), loop(par.timeline_id), loop('primary'), loop(par.timeline_id)]);
+  });
+
   test('alternates created during concurrent writes see each write entirely or not at all', async ({ store }) => {
     const events: EventRecord[] = [];
     for (let i = 0; i < 20; i++) events.push(await addEvent(store, 'primary', `1300-01-${String(1 + i).padStart(2, '0')}T00:00:00Z`, 'Florence'));

@@ -20,6 +20,19 @@ interface ModelTimeline {
   base?: ModelTimeline;
   frozen?: Map<string, EventRecord>;
   own: Map<string, EventRecord>;
+  /** Write number at which this timeline first wrote its own version of an event. */
+  ownSince: Map<string, number>;
+}
+
+/** Write number at which each event was created (genesis: 0). */
+const born = new Map<string, number>();
+let writes = 0;
+
+function write(timeline: ModelTimeline, record: EventRecord): void {
+  writes += 1;
+  if (!born.has(record.event_id)) born.set(record.event_id, writes);
+  if (!timeline.ownSince.has(record.event_id)) timeline.ownSince.set(record.event_id, writes);
+  timeline.own.set(record.event_id, record);
 }
 
 const happens = (r: EventRecord) => r.superseded_by === undefined && r.status !== 'reverted' && r.status !== 'cancelled';
@@ -31,11 +44,17 @@ function view(timeline: ModelTimeline): Map<string, EventRecord> {
   const base = view(timeline.base!);
   const result = new Map<string, EventRecord>();
   for (const [id, record] of base) {
-    // A successor whose lineage passes through an event this parallel changed itself is not on it.
+    // A successor created after this parallel changed its predecessor (or an ancestor of it) itself is
+    // the base's later change to an event the parallel changed: not on the parallel.
+    let successor = id;
     let predecessor = record.supersedes;
     let hidden = false;
-    while (predecessor !== undefined && !hidden) {
-      hidden = timeline.own.has(predecessor);
+    while (predecessor !== undefined) {
+      if (timeline.own.has(predecessor)) {
+        hidden = born.get(successor)! > timeline.ownSince.get(predecessor)!;
+        break;
+      }
+      successor = predecessor;
       predecessor = base.get(predecessor)?.supersedes;
     }
     if (!hidden) result.set(id, record);
@@ -96,13 +115,17 @@ async function runScenario(genesis: number, ops: Op[], memoryScanLimit: number):
   const store = new LevelTimelineStore(db, { memoryScanLimit });
   await store.open();
   try {
-    const primary: ModelTimeline = { id: 'primary', kind: 'primary', own: new Map() };
+    born.clear();
+    writes = 0;
+    const primary: ModelTimeline = { id: 'primary', kind: 'primary', own: new Map(), ownSince: new Map() };
     const timelines = [primary];
     const eventIds: string[] = [];
     const genesisEvents = Array.from({ length: genesis }, (_, i) => ({ event_id: `g${i}`, description: `g${i}`, time: time(1 + (i % 9)), location: PLACES[i % 3]!, causes: i ? [`g${i - 1}`] : [] }));
     if (genesis > 0) await store.bulkLoad('primary', genesisEvents);
     for (const event of genesisEvents) {
       primary.own.set(event.event_id, { event_id: event.event_id, timeline_id: 'primary', description: event.description, time: `2000-01-0${1 + (Number(event.event_id.slice(1)) % 9)}T00:00:00Z`, location: event.location, causes: event.causes, status: 'original' });
+      primary.ownSince.set(event.event_id, 0);
+      born.set(event.event_id, 0);
       eventIds.push(event.event_id);
     }
 
@@ -111,14 +134,14 @@ async function runScenario(genesis: number, ops: Op[], memoryScanLimit: number):
       if (op.kind === 'insert') {
         const causes = eventIds.length ? [eventIds[op.cause % eventIds.length]!] : [];
         const record = await store.insertEvent(timeline.id, { description: 'i', time: time(op.day), location: PLACES[op.place]!, causes }, 'm');
-        timeline.own.set(record.event_id, record);
+        write(timeline, record);
         eventIds.push(record.event_id);
       } else if (op.kind === 'branch') {
         const record = await store.createTimeline({ kind: op.alternate ? 'alternate' : 'parallel', base_timeline_id: timeline.id, description: '', variation: '', owner: 'm' });
         timelines.push(
           op.alternate
-            ? { id: record.timeline_id, kind: 'alternate', frozen: view(timeline), own: new Map() }
-            : { id: record.timeline_id, kind: 'parallel', base: timeline, own: new Map() },
+            ? { id: record.timeline_id, kind: 'alternate', frozen: view(timeline), own: new Map(), ownSince: new Map() }
+            : { id: record.timeline_id, kind: 'parallel', base: timeline, own: new Map(), ownSince: new Map() },
         );
       } else if (eventIds.length > 0) {
         // Manipulations mostly hit the oldest events; reverts aim at the newest (usually manipulations).
@@ -136,8 +159,8 @@ async function runScenario(genesis: number, ops: Op[], memoryScanLimit: number):
           assert.equal(original, { ...current!, timeline_id: timeline.id, superseded_by: created.event_id });
           assert.is(created.time, op.action === 'reschedule' ? `2000-01-0${op.day}T00:00:00Z` : current!.time);
           assert.is(created.status, op.action === 'prevent' ? 'cancelled' : 'manipulated');
-          timeline.own.set(id, original);
-          timeline.own.set(created.event_id, created);
+          write(timeline, original);
+          write(timeline, created);
           eventIds.push(created.event_id);
         } else {
           const visible = view(timeline);
@@ -156,8 +179,8 @@ async function runScenario(genesis: number, ops: Op[], memoryScanLimit: number):
           const original = { ...visible.get(current!.supersedes!)!, timeline_id: timeline.id };
           delete original.superseded_by;
           assert.equal(restored, original);
-          timeline.own.set(id, reverted);
-          timeline.own.set(restored.event_id, restored);
+          write(timeline, reverted);
+          write(timeline, restored);
         }
       }
     }
