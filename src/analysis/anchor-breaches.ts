@@ -1,8 +1,8 @@
 import type { AnchorPin } from './causal-graph.ts';
-import { EventState } from './causal-graph.ts';
 import type { CausalGraphArrays } from './graph-shape.ts';
 import { compareEvents, compareEventTo, compareInstantPoints } from './instants.ts';
 import type { ParadoxCollector } from './paradox-collector.ts';
+import { forEachCauseOfHappeningEvent } from './distinct-causes.ts';
 
 /**
  * anchor_breach: for an anchor pinning instant A, set at wall-clock S, a link cause → effect where the cause is
@@ -14,33 +14,25 @@ export function detectAnchorBreaches(graph: CausalGraphArrays, anchors: readonly
   if (anchors.length === 0) return;
   const sorted = [...anchors].sort(compareInstantPoints);
   const earliestSetAt = Math.min(...anchors.map((anchor) => anchor.setAtMs));
-  const { state, causeOffsets, causeTargets, manipulatedAtMs } = graph;
-  const seenInRow = new Int32Array(state.length).fill(-1);
-
-  for (let effect = 0; effect < state.length; effect++) {
-    if (state[effect] !== EventState.happens) continue;
-    for (let link = causeOffsets[effect]!; link < causeOffsets[effect + 1]!; link++) {
-      const cause = causeTargets[link]!;
-      if (seenInRow[cause] === effect) continue;
-      seenInRow[cause] = effect;
-      const changedAt = manipulatedAtMs[cause]!;
-      if (changedAt <= earliestSetAt || compareEvents(graph, cause, effect) >= 0) continue;
-      for (let k = firstAnchorAtOrAfter(sorted, graph, cause); k < sorted.length; k++) {
-        const anchor = sorted[k]!;
-        if (compareEventTo(graph, effect, anchor) <= 0) break;
-        if (changedAt <= anchor.setAtMs || !(collector.inside(cause) || collector.inside(effect))) continue;
-        if (collector.count('anchor_breach')) {
-          collector.list({
-            kind: 'anchor_breach',
-            eventIndexes: [cause, effect],
-            eventCount: 2,
-            anchorId: anchor.anchorId,
-            description: `{0} was changed after anchor ${JSON.stringify(anchor.anchorId)} was set, at or before the instant it pins, and its effect {1} comes after that instant`,
-          });
-        }
+  const { manipulatedAtMs } = graph;
+  forEachCauseOfHappeningEvent(graph, (effect, cause) => {
+    const changedAt = manipulatedAtMs[cause]!;
+    if (changedAt <= earliestSetAt || compareEvents(graph, cause, effect) >= 0) return;
+    for (let k = firstAnchorAtOrAfter(sorted, graph, cause); k < sorted.length; k++) {
+      const anchor = sorted[k]!;
+      if (compareEventTo(graph, effect, anchor) <= 0) break;
+      if (changedAt <= anchor.setAtMs || !(collector.inside(cause) || collector.inside(effect))) continue;
+      if (collector.count('anchor_breach')) {
+        collector.list({
+          kind: 'anchor_breach',
+          eventIndexes: [cause, effect],
+          eventCount: 2,
+          anchorId: anchor.anchorId,
+          description: `{0} was changed after anchor ${JSON.stringify(anchor.anchorId)} was set, at or before the instant it pins, and its effect {1} comes after that instant`,
+        });
       }
     }
-  }
+  });
 }
 
 function firstAnchorAtOrAfter(sorted: readonly AnchorPin[], graph: CausalGraphArrays, event: number): number {

@@ -16,6 +16,7 @@ import {
 } from './paradox-report.ts';
 import type { ParadoxReport } from './paradox-report.ts';
 import { detectSelfEncounters } from './self-encounters.ts';
+import { forEachCauseOfHappeningEvent } from './distinct-causes.ts';
 
 export interface ParadoxAnalysisOptions {
   /** Report only paradoxes that involve at least one event inside this window (monitor-paradox). */
@@ -61,26 +62,19 @@ export function analyseParadoxes(
 
 /** causality_violation: an event that happens and a cause of it that happens strictly later. One per link. */
 function detectCausalityViolations(graph: CausalGraphArrays, collector: ParadoxCollector): void {
-  const { state, causeOffsets, causeTargets } = graph;
-  const seenInRow = new Int32Array(state.length).fill(-1);
-  for (let effect = 0; effect < state.length; effect++) {
-    if (state[effect] !== EventState.happens) continue;
-    for (let link = causeOffsets[effect]!; link < causeOffsets[effect + 1]!; link++) {
-      const cause = causeTargets[link]!;
-      if (seenInRow[cause] === effect) continue;
-      seenInRow[cause] = effect;
-      if (state[cause] !== EventState.happens || compareEvents(graph, cause, effect) <= 0) continue;
-      if (!(collector.inside(effect) || collector.inside(cause))) continue;
-      if (collector.count('causality_violation')) {
-        collector.list({
-          kind: 'causality_violation',
-          eventIndexes: [effect, cause],
-          eventCount: 2,
-          description: '{0} happens before its cause {1}',
-        });
-      }
+  const { state } = graph;
+  forEachCauseOfHappeningEvent(graph, (effect, cause) => {
+    if (state[cause] !== EventState.happens || compareEvents(graph, cause, effect) <= 0) return;
+    if (!(collector.inside(effect) || collector.inside(cause))) return;
+    if (collector.count('causality_violation')) {
+      collector.list({
+        kind: 'causality_violation',
+        eventIndexes: [effect, cause],
+        eventCount: 2,
+        description: '{0} happens before its cause {1}',
+      });
     }
-  }
+  });
 }
 
 /** orphaned_effect: an event that happens although one or more of its causes are cancelled. One per event. */
