@@ -12,6 +12,17 @@ import type { EventRecord } from './types.ts';
 
 const MAX_SUCCESSION = 10_000;
 
+/** The number of a place name in `names`, adding it the first time it is seen. */
+function internPlace(names: string[], index: Map<string, number>, name: string): number {
+  let number = index.get(name);
+  if (number === undefined) {
+    number = names.length;
+    names.push(name);
+    index.set(name, number);
+  }
+  return number;
+}
+
 /** Merges the snapshots of several genesis levels (rare: bulk loads into branches) into one. */
 export function concatSnapshots(snapshots: GenesisSnapshot[]): GenesisSnapshot {
   if (snapshots.length === 1) return snapshots[0]!;
@@ -26,15 +37,7 @@ export function concatSnapshots(snapshots: GenesisSnapshot[]): GenesisSnapshot {
   const external: [number, string][] = [];
   for (const snapshot of snapshots) {
     const base = ids.length;
-    const placeMap = snapshot.placeNames.map((name) => {
-      let number = placeIndex.get(name);
-      if (number === undefined) {
-        number = placeNames.length;
-        placeNames.push(name);
-        placeIndex.set(name, number);
-      }
-      return number;
-    });
+    const placeMap = snapshot.placeNames.map((name) => internPlace(placeNames, placeIndex, name));
     for (let i = 0; i < snapshot.ids.length; i++) {
       ids.push(snapshot.ids[i]!);
       seconds.push(snapshot.seconds[i]!);
@@ -147,14 +150,7 @@ export function buildCausalGraph(genesis: GenesisSnapshot, changed: Map<string, 
   let placeIndex: Map<string, number> | undefined;
   const placeOf = (location: string): number => {
     placeIndex ??= new Map(placeNames.map((name, i) => [name, i]));
-    const name = locationWords(location).join(' ');
-    let number = placeIndex.get(name);
-    if (number === undefined) {
-      number = placeNames.length;
-      placeNames.push(name);
-      placeIndex.set(name, number);
-    }
-    return number;
+    return internPlace(placeNames, placeIndex, locationWords(location).join(' '));
   };
   const travellers = new Map<string, number>();
   const travellerOf = (record: EventRecord): number => {
