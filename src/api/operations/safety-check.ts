@@ -28,7 +28,17 @@ export function safetyCheck(deps: OperationDeps, timelineId: string): Precheck {
       event_ids: p.event_ids.map((id) => (id === proposal.created.event_id ? proposal.original.event_id : id)),
     });
     const added = paradoxesJson(reportAfter, after.graph).filter((p) => !existing.has(keyOf(renamed(p))));
-    if (added.length === 0) return;
+    // Only the first paradoxes are listed; a count that grew means a new one even when the list is full.
+    const grewUnlisted = Object.entries(reportAfter.countsByKind).filter(
+      ([kind, count]) => count > reportBefore.countsByKind[kind as keyof typeof reportBefore.countsByKind],
+    );
+    if (added.length === 0 && grewUnlisted.length === 0) return;
+    if (added.length === 0) {
+      throw new ApiError(
+        'failed_precondition',
+        `safety check failed: manipulating "${proposal.original.event_id}" would add paradoxes (${grewUnlisted.map(([kind]) => kind).join(', ')}) beyond the listed ones; nothing was written`,
+      );
+    }
     const listed = added.map((p) => `${p.kind} (${p.event_ids.join(', ')})`).join('; ');
     throw new ApiError(
       'failed_precondition',
