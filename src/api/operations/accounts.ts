@@ -66,7 +66,9 @@ export function accountOperations(deps: OperationDeps) {
     }),
     'tms.v1.AccountService.CreateKey': defineOperation(createKeyInput, async (ctx, input) => {
       const key = await access.createKey(ctx.principal, input);
-      return { ...keyJson(key), key: key.key };
+      // CreateKeyResponse has no last_used_at (a new key has never been used); gRPC refuses unknown fields.
+      const { key_id, name, scopes, created_at, expires_at, account } = keyJson(key);
+      return { key_id, key: key.key, name, scopes, created_at, expires_at, account };
     }),
     'tms.v1.AccountService.ListKeys': defineOperation(listKeysInput, async (ctx, input) => ({
       keys: access.listKeys(ctx.principal, { account: input.account }).map(keyJson),
