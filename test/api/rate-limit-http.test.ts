@@ -1,0 +1,76 @@
+// The per-credential rate limit on a real server (2 requests per second, burst 4): 429 with a numeric
+// Retry-After on REST, resource_exhausted on gRPC, one bucket per credential, open again after the wait.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
+import { grpcCall } from '../support/grpc.ts';
+import { createKey, sleep } from '../support/accounts.ts';
+
+const RATE = 2;
+const BURST = 2 * RATE;
+
+const limits = suite<{ server: TestServer }>('rate limit per credential');
+limits.before(async (ctx) => {
+  ctx.server = await startTestServer({ rateLimit: RATE });
+});
+limits.after(async (ctx) => {
+  await ctx.server.stop();
+});
+
+/** Calls until the first refusal (at most `max` calls); returns the statuses seen and the refusal. */
+async function exhaust(server: TestServer, key: string, max = BURST + 16) {
+  const statuses: number[] = [];
+  for (let i = 0; i < max; i++) {
+    const res = await call(server, 'GET', '/v1/timelines', { key });
+    statuses.push(res.status);
+    if (res.status !== 200) return { statuses, refused: res };
+  }
+  return { statuses, refused: undefined };
+}
+
+limits('a burst of twice the rate passes, then 429 resource_exhausted with Retry-After; after the wait it passes again', async ({ server }) => {
+  const key = (await createKey(server, ADMIN_KEY, { name: 'burst', scopes: ['read'] })).key;
+  const { statuses, refused } = await exhaust(server, key);
+  assert.equal(statuses.slice(0, BURST), Array(BURST).fill(200), 'the burst passes');
+  assert.ok(refused, `never refused: ${statuses.join(' ')}`);
+  assert.is(refused.status, 429, refused.text);
+  assert.is(refused.json.code, 'resource_exhausted');
+  assert.match(refused.json.message, /^rate limit exceeded for credential key_[0-9a-f]{16}: retry after \d+ s$/);
+  const retryAfter = String(refused.headers['retry-after']);
+  // One token comes back every 1/RATE s: the wait is a whole number of seconds, at least 1, at most ⌈1/RATE⌉.
+  assert.is(retryAfter, String(Math.max(1, Math.ceil(1 / RATE))));
+  assert.ok(refused.json.message.endsWith(`retry after ${retryAfter} s`), 'header and message agree');
+  assert.ok(typeof refused.headers['x-request-id'] === 'string');
+
+  await sleep(Number(retryAfter) * 1000);
+  const again = await call(server, 'GET', '/v1/timelines', { key });
+  assert.is(again.status, 200, again.text);
+});
+
+limits('each credential has its own bucket, and public routes are never limited', async ({ server }) => {
+  const first = (await createKey(server, ADMIN_KEY, { name: 'first', scopes: ['read'] })).key;
+  const second = (await createKey(server, ADMIN_KEY, { name: 'second', scopes: ['read'] })).key;
+  assert.ok((await exhaust(server, first)).refused, 'the first key runs out');
+  assert.is((await call(server, 'GET', '/v1/timelines', { key: second })).status, 200, 'the second key is untouched');
+  for (let i = 0; i < BURST + 4; i++) {
+    assert.is((await call(server, 'GET', '/healthz', { key: first })).status, 200, `healthz ${i}`);
+  }
+});
+
+limits('gRPC shares the same bucket and answers resource_exhausted', async ({ server }) => {
+  const key = (await createKey(server, ADMIN_KEY, { name: 'grpc', scopes: ['read'] })).key;
+  const codes: string[] = [];
+  for (let i = 0; i < BURST + 16 && !codes.some((code) => code !== 'ok'); i++) {
+    // Alternate faces: REST and gRPC draw from one bucket per credential.
+    if (i % 2 === 0) codes.push((await grpcCall(server.port, 'tms.v1.TimelineService.ListTimelines', {}, key)).codeName);
+    else codes.push((await call(server, 'GET', '/v1/timelines', { key })).status === 200 ? 'ok' : 'refused on REST');
+  }
+  assert.equal(codes.slice(0, BURST), Array(BURST).fill('ok'));
+  assert.ok(['resource_exhausted', 'refused on REST'].includes(codes.at(-1) ?? ''), codes.join(' '));
+  // Whichever face ran out first, gRPC now refuses too.
+  const refused = await grpcCall(server.port, 'tms.v1.TimelineService.ListTimelines', {}, key);
+  assert.is(refused.codeName, 'resource_exhausted');
+  assert.match(refused.message, /^rate limit exceeded for credential key_[0-9a-f]{16}: retry after \d+ s$/);
+});
+
+limits.run();
