@@ -19,6 +19,7 @@ import { KeyValueSpace, type RootDatabase, type WriteOp } from './kv-space.ts';
 import { locationWords } from './location-words.ts';
 import { LsnClock } from './lsn-clock.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from './page-cursor.ts';
+import { SearchPageCache } from './search-cache.ts';
 import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from './timeline-registry.ts';
 import {
   PRIMARY_TIMELINE_ID,
@@ -39,6 +40,8 @@ export interface LevelTimelineStoreOptions {
   sublevel?: string;
   /** Up to this many versions, a level without genesis data is searched from memory, not by iterator (default 256). */
   memoryScanLimit?: number;
+  /** Events held by the cache of recently served search pages (default 50 000; 0 turns it off). */
+  searchCacheEvents?: number;
 }
 
 interface Resolved {
@@ -57,7 +60,15 @@ interface VersionWrite {
 const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BULK_BATCH = 5000;
 const MEMORY_SCAN_LIMIT = 256;
+const SEARCH_CACHE_EVENTS = 50_000;
 const STRUCTURAL_CANCEL = new Set(['prevent', 'cancel']);
+
+/** Cached pages are shared by every caller that asks the same question: nobody may change them. */
+function freezeRecord(record: EventRecord): EventRecord {
+  Object.freeze(record.causes);
+  if (record.changes) for (const change of Object.freeze(record.changes)) Object.freeze(change);
+  return Object.freeze(record);
+}
 
 const isoNow = (): string => formatInstant(nowInstant());
 
@@ -73,6 +84,7 @@ export class LevelTimelineStore implements TimelineStore {
   private clock = new LsnClock(0);
   private readonly snapshots = new Map<number, Promise<GenesisSnapshot>>();
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
+  private readonly searchCache: SearchPageCache;
   private readonly background = new Set<Promise<void>>();
   private opened = false;
 
@@ -81,6 +93,7 @@ export class LevelTimelineStore implements TimelineStore {
     private readonly options: LevelTimelineStoreOptions = {},
   ) {
     this.kv = new KeyValueSpace(root, options.sublevel ?? 't');
+    this.searchCache = new SearchPageCache(options.searchCacheEvents ?? SEARCH_CACHE_EVENTS);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -354,25 +367,39 @@ export class LevelTimelineStore implements TimelineStore {
 
   async search(timelineId: string, query: SearchQuery): Promise<SearchPage> {
     const state = this.live(timelineId);
-    const words = [...new Set(locationWords(query.words.join(' ')))];
+    const words = [...new Set(locationWords(query.words.join(' ')))].sort();
     const startKey = query.start && encodeInstantKey(query.start);
     const endKey = query.end && encodeInstantKey(query.end);
-    const fingerprint = queryFingerprint([
-      timelineId,
-      [...words].sort(),
-      startKey ? Buffer.from(startKey).toString('hex') : '',
-      endKey ? Buffer.from(endKey).toString('hex') : '',
-    ]);
-    const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
     const limit = Math.max(1, Math.floor(query.pageSize));
-    if (startKey && endKey && Buffer.compare(startKey, endKey) > 0) return { events: [] };
     const chain = this.readChain(state);
+    const startHex = startKey ? Buffer.from(startKey).toString('hex') : '';
+    const endHex = endKey ? Buffer.from(endKey).toString('hex') : '';
+    const cacheKey = `${this.chainVersion(chain)}|${words.join(' ')}|${startHex}|${endHex}|${limit}|${query.cursor ?? ''}`;
+    const cached = this.searchCache.get(cacheKey);
+    if (cached) return cached;
+
+    const fingerprint = queryFingerprint([timelineId, words, startHex, endHex]);
+    const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
+    if (startKey && endKey && Buffer.compare(startKey, endKey) > 0) return { events: [] };
     const frequency = (word: string): number =>
       chain.reduce((sum, { level }) => sum + (this.registry.atLevel(level)?.record.frequent_words?.[word] ?? 0), 0);
     const scanLimit = this.options.memoryScanLimit ?? MEMORY_SCAN_LIMIT;
     const inMemory = (level: number): boolean => !this.registry.hasGenesis(level) && this.versions.changeCount(level) <= scanLimit;
     const result = await searchChain(this.kv, this.versions, chain, { words, startKey, endKey, after, limit, frequency, inMemory });
-    return result.nextAfter ? { events: result.events, nextCursor: encodeCursor(fingerprint, result.nextAfter) } : { events: result.events };
+    const page: SearchPage = { events: result.events.map(freezeRecord) };
+    if (result.nextAfter) page.nextCursor = encodeCursor(fingerprint, result.nextAfter);
+    this.searchCache.set(cacheKey, Object.freeze(page));
+    return page;
+  }
+
+  /** Identifies what a read through this (capped) chain can see: any commit on any of its levels changes it. */
+  private chainVersion(chain: ChainLink[]): string {
+    let version = '';
+    for (const { level, cap } of chain) {
+      const record = this.registry.atLevel(level)?.record;
+      version += `${level}:${cap}:${record?.revision ?? 0}:${record?.genesis_count ?? 0}/`;
+    }
+    return version;
   }
 
   // ---------------------------------------------------------------- writes

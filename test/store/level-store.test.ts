@@ -42,3 +42,5 @@ const levelHarness = (options: LevelTimelineStoreOptions) => async (): Promise<S
 runConformanceSuite('LevelTimelineStore', levelHarness({}));
 // Small levels are normally searched from memory; this run sends every level through its LevelDB indexes.
 runConformanceSuite('LevelTimelineStore, index iterators only', levelHarness({ memoryScanLimit: -1 }));
+// Every other run serves repeated searches from the page cache; this one reads every search from LevelDB.
+runConformanceSuite('LevelTimelineStore, no search page cache', levelHarness({ searchCacheEvents: 0 }));

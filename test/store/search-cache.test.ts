@@ -1,0 +1,86 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Level } from 'level';
+import { LevelTimelineStore } from '../../src/store/index.ts';
+import { SearchPageCache } from '../../src/store/search-cache.ts';
+import type { EventRecord, SearchPage } from '../../src/store/types.ts';
+import { parseInstant } from '../../src/time/index.ts';
+
+const page = (size: number): SearchPage => ({ events: Array.from({ length: size }, (_, i) => ({ event_id: `e${i}` }) as EventRecord) });
+
+test('the page cache keeps the most recently used pages within its event budget', () => {
+  const cache = new SearchPageCache(10);
+  cache.set('a', page(4));
+  cache.set('b', page(4));
+  assert.ok(cache.get('a'), 'a is used, so b is now the oldest');
+  cache.set('c', page(4));
+  assert.is(cache.get('b'), undefined, 'b evicted: 12 events exceed the budget of 10');
+  assert.is(cache.get('a')?.events.length, 4);
+  assert.is(cache.get('c')?.events.length, 4);
+  assert.is(cache.size, 2);
+});
+
+test('the page cache skips scans (pages over its page limit) and is off at 0', () => {
+  const cache = new SearchPageCache(1000, 100);
+  cache.set('scan', page(101));
+  assert.is(cache.get('scan'), undefined);
+  const off = new SearchPageCache(0);
+  off.set('a', page(1));
+  assert.is(off.get('a'), undefined);
+});
+
+async function withStore(run: (store: LevelTimelineStore) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-cache-'));
+  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
+  await db.open();
+  const store = new LevelTimelineStore(db, { memoryScanLimit: -1 });
+  await store.open();
+  try {
+    await run(store);
+  } finally {
+    await store.close();
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const at = (text: string) => parseInstant(text);
+const ids = (result: SearchPage) => result.events.map((event) => `${event.description}@${event.timeline_id}`);
+const query = { words: ['rome'], pageSize: 10 };
+
+test('a write anywhere in the read chain is seen by the next identical search', () =>
+  withStore(async (store) => {
+    const first = await store.insertEvent('primary', { description: 'founding', time: at('0100-01-01T00:00:00Z'), location: 'Rome', causes: [] }, 'u');
+    const branch = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'u' });
+    const parallel = await store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: '', variation: 'v', owner: 'u' });
+    assert.equal(ids(await store.search(branch.timeline_id, query)), ['founding@primary']);
+    assert.is(await store.search(branch.timeline_id, query), await store.search(branch.timeline_id, query), 'the same page object: served from the cache');
+
+    await store.insertEvent('primary', { description: 'sack', time: at('0410-08-24T00:00:00Z'), location: 'Rome', causes: [] }, 'u');
+    assert.equal(ids(await store.search('primary', query)), ['founding@primary', 'sack@primary']);
+    assert.equal(ids(await store.search(parallel.timeline_id, query)), ['founding@primary', 'sack@primary'], 'a parallel sees later writes to its base');
+    assert.equal(ids(await store.search(branch.timeline_id, query)), ['founding@primary'], 'an alternate is frozen at its fork');
+
+    await store.manipulate(branch.timeline_id, first.event_id, { description: 'refounded', changes: [] }, 'u');
+    assert.equal(ids(await store.search(branch.timeline_id, query)), [`refounded@${branch.timeline_id}`], 'its own write');
+    await store.manipulate(parallel.timeline_id, first.event_id, { description: 'moved', changes: [] }, 'u');
+    assert.equal(ids(await store.search(parallel.timeline_id, query)), [`moved@${parallel.timeline_id}`, 'sack@primary']);
+    assert.equal((await store.search('primary', query)).events.map((event) => event.description), ['founding', 'sack'], 'primary is untouched');
+  }),
+);
+
+test('cached pages cannot be changed by a caller', () =>
+  withStore(async (store) => {
+    await store.insertEvent('primary', { description: 'founding', time: at('0100-01-01T00:00:00Z'), location: 'Rome', causes: [] }, 'u');
+    const result = await store.search('primary', query);
+    assert.throws(() => {
+      (result.events[0] as { description: string }).description = 'changed';
+    });
+    assert.is((await store.search('primary', query)).events[0]!.description, 'founding');
+  }),
+);
+
+test.run();
