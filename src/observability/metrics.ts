@@ -51,9 +51,18 @@ export class Metrics {
     }
   }
 
+  /** prom-client hashes a label object on every call; a route's series are looked up once and kept. */
+  private readonly series = new Map<string, { count: { inc(): void }; latency: { observe(seconds: number): void } }>();
+
   observe(route: string, protocol: string, code: string, seconds: number): void {
-    this.requests.inc({ route, protocol, code });
-    this.latency.observe({ route, protocol }, seconds);
+    const key = `${route} ${protocol} ${code}`;
+    let series = this.series.get(key);
+    if (!series) {
+      series = { count: this.requests.labels({ route, protocol, code }), latency: this.latency.labels({ route, protocol }) };
+      this.series.set(key, series);
+    }
+    series.count.inc();
+    series.latency.observe(seconds);
   }
 
   render(): Promise<string> {
