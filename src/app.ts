@@ -36,6 +36,7 @@ export interface RunningApp {
 }
 
 const VERSION = '0.1.0';
+const COMPRESS_MIN_BYTES = 32 * 1024;
 
 /** Opens the store, builds every face over one set of operations, and listens on one port. */
 export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
@@ -62,8 +63,12 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   const rpcHandler = connectNodeAdapter({
     // Connect JSON uses the spec's snake_case names, exactly as REST does.
     jsonOptions: { useProtoFieldName: true, alwaysEmitImplicit: true },
+    // The same body limit as REST (an oversized message is refused with resource_exhausted).
+    readMaxBytes: config.bodyLimitBytes,
+    // Pages of a few dozen events are cheaper to send than to gzip; big pages are still compressed.
+    compressMinBytes: COMPRESS_MIN_BYTES,
     routes(router) {
-      registerRpcServices(router, tmsServices, operations, gate);
+      registerRpcServices(router, tmsServices, { operations, gate, requestTimeoutMs: config.requestTimeoutMs });
       registerHealth(router, health);
       registerReflection(router, [...tmsServiceFiles, healthFile]);
     },
@@ -76,6 +81,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     operations,
     gate,
     bodyLimitBytes: config.bodyLimitBytes,
+    requestTimeoutMs: config.requestTimeoutMs,
     rpcHandler,
     plainRoutes: plainRoutes(readiness, metrics, openapi),
     prefixRoutes: [],

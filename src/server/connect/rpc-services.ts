@@ -5,6 +5,7 @@ import type { Gate } from '../gate.ts';
 import type { RequestState } from '../request-state.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { parseInput } from '../../api/validation.ts';
+import { withDeadline } from '../../api/deadline.ts';
 import { toApiError, toConnectError } from '../errors.ts';
 
 /** Per-request values the Node adapter hands to every RPC handler. */
@@ -15,19 +16,26 @@ export const clientAddressKey = createContextKey<string>('unknown');
  * The gRPC / gRPC-Web / Connect face: each RPC of each service decodes its message into the operation's
  * snake_case input, runs the same operation the REST route runs, and encodes the result as the response.
  */
-export function registerRpcServices(router: ConnectRouter, services: DescService[], operations: OperationTable, gate: Gate): void {
+export interface RpcServiceOptions {
+  operations: OperationTable;
+  gate: Gate;
+  /** The server's own limit; a client's shorter gRPC/Connect timeout wins. */
+  requestTimeoutMs: number;
+}
+
+export function registerRpcServices(router: ConnectRouter, services: DescService[], options: RpcServiceOptions): void {
   for (const service of services) {
     const impl: Record<string, (req: Message, context: HandlerContext) => Promise<Message>> = {};
     for (const method of service.methods) {
       if (method.methodKind !== 'unary') continue;
-      impl[method.localName] = unaryHandler(`${service.typeName}.${method.name}`, method, operations, gate);
+      impl[method.localName] = unaryHandler(`${service.typeName}.${method.name}`, method, options);
     }
     // The table is built from the descriptor at run time, so its static type cannot be the generated one.
     router.service(service, impl as unknown as Partial<ServiceImpl<DescService>>);
   }
 }
 
-function unaryHandler(rpc: string, method: DescMethod, operations: OperationTable, gate: Gate) {
+function unaryHandler(rpc: string, method: DescMethod, { operations, gate, requestTimeoutMs }: RpcServiceOptions) {
   return async (request: Message, context: HandlerContext): Promise<Message> => {
     const state = context.values.get(requestStateKey);
     if (state) {
@@ -45,9 +53,9 @@ function unaryHandler(rpc: string, method: DescMethod, operations: OperationTabl
       const operation = operations.get(rpc);
       if (!operation) throw new ApiError('unimplemented', `${rpc} is not implemented yet`);
       const input = toJson(method.input, request, { useProtoFieldName: true });
-      const output = await operation.run(
-        { principal, requestId: state?.requestId ?? '', client, authorization },
-        parseInput(operation.input, input),
+      const output = await withDeadline(
+        operation.run({ principal, requestId: state?.requestId ?? '', client, authorization }, parseInput(operation.input, input)),
+        Math.min(requestTimeoutMs, context.timeoutMs() ?? Infinity),
       );
       if (state) state.code = 'ok';
       return fromJson(method.output, output as JsonValue);

@@ -5,6 +5,7 @@ import type { RequestState } from '../request-state.ts';
 import type { RestRoute } from './routes.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { parseInput } from '../../api/validation.ts';
+import { withDeadline } from '../../api/deadline.ts';
 import { toApiError } from '../errors.ts';
 import { clientAddress, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
 
@@ -12,6 +13,7 @@ export interface RestDeps {
   operations: OperationTable;
   gate: Gate;
   bodyLimitBytes: number;
+  requestTimeoutMs: number;
 }
 
 /** Decode → gate → operation → encode. Everything route-specific lives in the route table and the operation. */
@@ -35,7 +37,8 @@ export async function serveRest(
     if (!operation) throw new ApiError('unimplemented', `${route.rpc} is not implemented yet`);
     const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
     const fields = mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
-    const output = await operation.run({ principal, requestId: state.requestId, client, authorization }, parseInput(operation.input, fields));
+    const input = parseInput(operation.input, fields);
+    const output = await withDeadline(operation.run({ principal, requestId: state.requestId, client, authorization }, input), deps.requestTimeoutMs);
     state.code = 'ok';
     sendJson(res, 200, output, { 'x-request-id': state.requestId });
   } catch (thrown) {

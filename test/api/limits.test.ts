@@ -1,0 +1,51 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { call, startTestServer, type TestServer } from '../support/server.ts';
+import { grpcCall } from '../support/grpc.ts';
+
+// A login against the first-start admin verifies a password with the production scrypt cost (~0.6 s on
+// these machines), so a 100 ms request timeout is exceeded every time, on every face.
+const TIMEOUT_MS = 100;
+
+const limits = suite<{ server: TestServer; username: string }>('request timeout and RPC body limit');
+limits.before(async (ctx) => {
+  ctx.server = await startTestServer({ requestTimeoutMs: TIMEOUT_MS, bodyLimitBytes: 16 * 1024 });
+  ctx.username = ctx.server.app.bootstrap!.username;
+});
+limits.after(async (ctx) => {
+  await ctx.server.stop();
+});
+
+limits('REST: a request over TMS_REQUEST_TIMEOUT_MS gets 504 deadline_exceeded (not the 401 the work would give)', async ({ server, username }) => {
+  const res = await call(server, 'POST', '/v1/login', { key: null, body: { username, password: 'not the password' } });
+  assert.is(res.status, 504);
+  assert.is(res.json.code, 'deadline_exceeded');
+  assert.match(res.json.message, /^request: not finished within 100 ms \(TMS_REQUEST_TIMEOUT_MS\)/);
+  assert.type(res.headers['x-request-id'], 'string');
+});
+
+limits('gRPC: the same limit gives DEADLINE_EXCEEDED', async ({ server, username }) => {
+  const res = await grpcCall(server.port, 'tms.v1.AccountService.Login', { username, password: 'not the password' }, null);
+  assert.is(res.codeName, 'deadline_exceeded');
+  assert.match(res.message, /not finished within 100 ms/);
+});
+
+limits('fast requests are unaffected by the timeout', async ({ server }) => {
+  const res = await call(server, 'GET', '/v1/timeline/primary');
+  assert.is(res.status, 200);
+  assert.is(res.json.timeline.timeline_id, 'primary');
+});
+
+limits('gRPC and Connect refuse a message over the body limit with resource_exhausted', async ({ server }) => {
+  const description = 'x'.repeat(20 * 1024);
+  const grpc = await grpcCall(server.port, 'tms.v1.TimelineService.CreateTimeline', { baseTimelineId: 'primary', description });
+  assert.is(grpc.codeName, 'resource_exhausted');
+  assert.match(grpc.message, /message size \d+ is larger than configured readMaxBytes 16384/);
+  const connect = await call(server, 'POST', '/tms.v1.TimelineService/CreateTimeline', { body: { base_timeline_id: 'primary', description } });
+  assert.is(connect.status, 429);
+  assert.is(connect.json.code, 'resource_exhausted');
+  const list = await call(server, 'GET', '/v1/timelines');
+  assert.is(list.json.timelines.length, 1, 'nothing was created');
+});
+
+limits.run();
