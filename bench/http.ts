@@ -3,6 +3,7 @@
 import autocannon from 'autocannon';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, Client, Metadata } from '@grpc/grpc-js';
@@ -25,11 +26,39 @@ interface Sample {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time (all threads) the server process spent per request: steadier than req/s on a shared machine. */
+  cpuMicros?: number;
 }
 
 async function cannon(options: autocannon.Options): Promise<Sample> {
   const result = await autocannon({ connections, duration: seconds, ...options });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  return { rps: result.requests.total / seconds, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+/** utime + stime of a process in milliseconds, from /proc (Linux); undefined elsewhere. */
+function cpuMillis(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+async function measured(pid: number | undefined, run: () => Promise<Sample>): Promise<Sample> {
+  const before = cpuMillis(pid);
+  const sample = await run();
+  const after = cpuMillis(pid);
+  if (before !== undefined && after !== undefined) sample.cpuMicros = ((after - before) * 1000) / (sample.rps * seconds);
+  return sample;
+}
+
+/** A different time range on every request, so each one misses the search page cache and reads LevelDB. */
+function distinctSearchBody(): string {
+  const year = 1900 + Math.floor(Math.random() * 190);
+  const day = String(1 + Math.floor(Math.random() * 28)).padStart(2, '0');
+  const minute = String(Math.floor(Math.random() * 60)).padStart(2, '0');
+  return JSON.stringify({ ...SEARCH, time_range: `${year}-01-${day}T00:${minute}:00Z/2100-01-01T00:00:00Z` });
 }
 
 /** grpc-js, the client backend services use: `connections` calls in flight at all times. */
@@ -37,7 +66,7 @@ async function grpcLoad(port: number): Promise<Sample> {
   const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
   const metadata = new Metadata();
   metadata.set('authorization', `Bearer ${KEY}`);
-  const request = create(SearchEventsRequestSchema, SEARCH);
+  const request = create(SearchEventsRequestSchema, { location: SEARCH.location, timeRange: SEARCH.time_range, pageSize: SEARCH.page_size });
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + seconds * 1000;
@@ -87,15 +116,25 @@ const branch = (await (
 ).json()) as { timeline_id: string };
 let nextEvent = 0;
 
+const BARE = 'bare node:http (same JSON body)';
 const scenarios: Record<string, () => Promise<Sample>> = {
-  'bare node:http (same JSON body)': () => cannon({ url: `http://127.0.0.1:${bare.port}/`, method: 'GET', body: JSON.stringify(SEARCH) }),
+  [BARE]: () => measured(bare.child.pid, () => cannon({ url: `http://127.0.0.1:${bare.port}/`, method: 'GET', body: JSON.stringify(SEARCH) })),
   'REST GET /v1/search-events (JSON body)': () =>
-    cannon({ url: `${base}/v1/search-events`, method: 'GET', headers: auth, body: JSON.stringify(SEARCH) }),
+    measured(tms.child.pid, () => cannon({ url: `${base}/v1/search-events`, method: 'GET', headers: auth, body: JSON.stringify(SEARCH) })),
+  'REST search, a new time range each request (cache misses)': () =>
+    measured(tms.child.pid, () =>
+      cannon({
+        url: `${base}/v1/search-events`,
+        method: 'GET',
+        headers: auth,
+        requests: [{ setupRequest: (request) => ({ ...request, body: distinctSearchBody() }) }],
+      }),
+    ),
   'Connect JSON SearchEvents (HTTP/1.1)': () =>
-    cannon({ url: `${base}/tms.v1.EventService/SearchEvents`, method: 'POST', headers: auth, body: JSON.stringify(SEARCH) }),
-  'gRPC SearchEvents (grpc-js, h2c)': () => grpcLoad(tms.port),
+    measured(tms.child.pid, () => cannon({ url: `${base}/tms.v1.EventService/SearchEvents`, method: 'POST', headers: auth, body: JSON.stringify(SEARCH) })),
+  'gRPC SearchEvents (grpc-js, h2c)': () => measured(tms.child.pid, () => grpcLoad(tms.port)),
   'REST POST /v1/manipulate-event on a branch': () =>
-    cannon({
+    measured(tms.child.pid, () => cannon({
       url: `${base}/v1/manipulate-event`,
       method: 'POST',
       headers: auth,
@@ -111,14 +150,17 @@ const scenarios: Record<string, () => Promise<Sample>> = {
           }),
         },
       ],
-    }),
+    })),
 };
 
+// Round 0 warms the JIT of both servers and is not recorded.
 const samples = new Map<string, Sample[]>();
-for (let round = 1; round <= rounds; round++) {
+for (let round = 0; round <= rounds; round++) {
   for (const [name, run] of Object.entries(scenarios)) {
     const sample = await run();
-    console.log(`round ${round} ${name}: ${Math.round(sample.rps)} req/s, p50 ${sample.p50.toFixed(2)} ms, p99 ${sample.p99.toFixed(2)} ms, errors ${sample.errors}`);
+    const cpu = sample.cpuMicros === undefined ? '' : `, server CPU ${Math.round(sample.cpuMicros)} µs/req`;
+    console.log(`round ${round} ${name}: ${Math.round(sample.rps)} req/s, p50 ${sample.p50.toFixed(2)} ms, p99 ${sample.p99.toFixed(2)} ms${cpu}, errors ${sample.errors}`);
+    if (round === 0) continue;
     samples.set(name, [...(samples.get(name) ?? []), sample]);
   }
 }
@@ -126,7 +168,8 @@ await Promise.all([tms.stop(), bare.stop()]);
 await rm(dataDir, { recursive: true, force: true });
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const bareRps = median(samples.get('bare node:http (same JSON body)')!.map((s) => s.rps));
+const bareRps = median(samples.get(BARE)!.map((s) => s.rps));
+const bareCpu = median(samples.get(BARE)!.map((s) => s.cpuMicros ?? NaN));
 const rows = [...samples].map(([name, list]) => {
   const rps = median(list.map((s) => s.rps));
   return [
@@ -135,6 +178,8 @@ const rows = [...samples].map(([name, list]) => {
     (rps / bareRps).toFixed(2),
     median(list.map((s) => s.p50)).toFixed(2),
     median(list.map((s) => s.p99)).toFixed(2),
+    Math.round(median(list.map((s) => s.cpuMicros ?? NaN))),
+    (bareCpu / median(list.map((s) => s.cpuMicros ?? NaN))).toFixed(2),
     list.reduce((n, s) => n + s.errors, 0),
   ];
 });
@@ -142,9 +187,12 @@ const report = `## HTTP faces vs bare node:http
 
 ${machineLine()}. ${rounds} alternating rounds of ${seconds} s each, ${connections} connections, load generator in the same
 machine (it shares the 2 cores). Median of rounds. Search returns ${resultCount} events (one synthetic place, 10-result page);
-writes are synced LevelDB batches on an alternate branch of a ${WRITE_EVENTS}-event primary.
+writes are synced LevelDB batches on an alternate branch of a ${WRITE_EVENTS}-event primary. Repeated identical searches are
+served from the store's search page cache (exact: keyed by the read chain's version); the "new time range" row misses it
+on every request and reads LevelDB. Server CPU per request is the tms (or bare) process's CPU time over the requests it
+served: the load generator shares the machine, so req/s ratios also reflect how much CPU autocannon left over.
 
-${table(['scenario', 'req/s', 'ratio to bare', 'p50 ms', 'p99 ms', 'errors'], rows)}
+${table(['scenario', 'req/s', 'ratio to bare', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'CPU ratio (bare/this)', 'errors'], rows)}
 `;
 console.log(report);
 writeReport(process.env['BENCH_REPORT_NAME'] ?? 'http', report);
