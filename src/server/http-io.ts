@@ -2,8 +2,22 @@ import type { AnyRequest, AnyResponse } from './one-port.ts';
 import { ApiError } from '../domain/errors.ts';
 import { errorBody, httpStatusOf, retryAfterSeconds } from './errors.ts';
 
+const encoded = new WeakMap<object, string>();
+
+/** JSON text of a body; a frozen body cannot change, so its text is kept for the next response that sends it. */
+function jsonText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return JSON.stringify(body);
+  let text = encoded.get(body);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    encoded.set(body, text);
+  }
+  return text;
+}
+
 export function sendJson(res: AnyResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const text = jsonText(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(text)),

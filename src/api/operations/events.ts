@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { OperationDeps } from '../deps.ts';
 import type { RequestContext } from '../operation.ts';
 import type { Instant, Interval } from '../../time/index.ts';
+import type { SearchPage } from '../../store/types.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, booleanField, idField, instantField, intervalField, pageSizeField, pageTokenField, textField, timelineIdField } from '../fields.ts';
 import { requireTimeline } from '../timeline-access.ts';
@@ -37,7 +38,19 @@ export async function searchEvents(deps: OperationDeps, ctx: RequestContext, que
     pageSize,
     cursor: query.page_token,
   });
-  return { events: page.events.map(eventJson), next_page_token: page.nextCursor ?? '' };
+  return searchOutput(page);
+}
+
+const outputs = new WeakMap<SearchPage, object>();
+
+/** A page the store serves again (from its cache) gets the same frozen output, so faces can reuse its encoding. */
+function searchOutput(page: SearchPage): object {
+  let output = outputs.get(page);
+  if (!output) {
+    output = Object.freeze({ events: page.events.map((event) => Object.freeze(eventJson(event))), next_page_token: page.nextCursor ?? '' });
+    outputs.set(page, output);
+  }
+  return output;
 }
 
 const changeInput = z.strictObject({
