@@ -38,6 +38,8 @@ interface Candidate {
   level: number;
   /** Index entries carry the record; extras are read by version. */
   json?: Uint8Array;
+  /** Decoded once, if a filter needed it. */
+  record?: EventRecord;
   lsn?: number;
 }
 
@@ -169,7 +171,9 @@ export async function searchChain(
         if (list && (visibleVersion(list, registered)?.lsn ?? 0) > link.cap) return false;
         if (view.hidden(depth, candidate.eventId, visibleVersion(list, link.cap))) return false;
         if (otherWords.length > 0) {
-          const words = locationWords(decodeRecord(candidate.json!).location);
+          const record = decodeRecord(candidate.json!);
+          candidate.record = record;
+          const words = locationWords(record.location);
           if (!otherWords.every((word) => words.includes(word))) return false;
         }
         return true;
@@ -204,7 +208,7 @@ export async function searchChain(
       if (!bytes) throw new Error(`store corrupt: version ${candidate.lsn} of event ${candidate.eventId} missing on level ${candidate.level}`);
       candidate.json = bytes;
     });
-    const events = page.map((candidate) => decodeRecord(candidate.json!));
+    const events = page.map((candidate) => candidate.record ?? decodeRecord(candidate.json!));
     return picked.length > query.limit ? { events, nextAfter: page[page.length - 1]!.key } : { events };
   } finally {
     await Promise.all(streams.map((stream) => stream.close()));

@@ -4,14 +4,14 @@ import type { EventRecord } from './types.ts';
 import type { VersionInfo } from './version-index.ts';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 export function encodeRecord(record: unknown): Uint8Array {
   return encoder.encode(JSON.stringify(record));
 }
 
 export function decodeRecord<T = EventRecord>(bytes: Uint8Array): T {
-  return JSON.parse(decoder.decode(bytes)) as T;
+  // Buffer's UTF-8 decoding is faster than TextDecoder's on Node 20 (no copy: a view of the same bytes).
+  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as T;
 }
 
 /** An event happens (is searched, counted, and is a live node) unless superseded, reverted or cancelled. */
