@@ -58,13 +58,28 @@ function unaryHandler(rpc: string, method: DescMethod, { operations, gate, reque
         Math.min(requestTimeoutMs, context.timeoutMs() ?? Infinity),
       );
       if (state) state.code = 'ok';
-      return fromJson(method.output, output as JsonValue);
+      return responseMessage(method, output);
     } catch (thrown) {
       const error = toApiError(thrown);
       if (state) state.code = error.code;
       throw toConnectError(error);
     }
   };
+}
+
+const messages = new WeakMap<object, Map<DescMethod, Message>>();
+
+/**
+ * A frozen output (a search page served again) cannot change, so its decoded message is kept with it,
+ * per method: two RPCs may share an output but not a response type.
+ */
+function responseMessage(method: DescMethod, output: object): Message {
+  if (!Object.isFrozen(output)) return fromJson(method.output, output as JsonValue);
+  let byMethod = messages.get(output);
+  if (!byMethod) messages.set(output, (byMethod = new Map()));
+  let message = byMethod.get(method);
+  if (!message) byMethod.set(method, (message = fromJson(method.output, output as JsonValue)));
+  return message;
 }
 
 function protocolOf(contentType: string | null): RequestState['protocol'] {
