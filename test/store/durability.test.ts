@@ -62,7 +62,9 @@ test('every acknowledged write survives SIGKILL, and nothing is torn', async () 
   const dir = await mkdtemp(join(tmpdir(), 'tms-durability-'));
   try {
     const acks = await runAndKill(dir, 'writes', 120);
-    assert.is(acks.length, 120);
+    // Acks already in the pipe when the kill lands are real acknowledgements too (Node 24 writes them faster):
+    // every one received is checked below.
+    assert.ok(acks.length >= 120, `at least 120 acknowledged writes (${acks.length})`);
     await withStore(dir, async (store) => {
       const branch = acks[0]!.timeline as string;
       assert.ok(await store.getTimeline(branch), 'acknowledged timeline exists');
