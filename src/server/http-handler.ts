@@ -83,7 +83,8 @@ function isRpcPath(path: string): boolean {
 function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, state: RequestState, started: number): void {
   const seconds = (performance.now() - started) / 1000;
   deps.metrics.observe(state.route, state.protocol, state.code, seconds);
-  deps.logger.info(
+  const level = state.failure === undefined ? 'info' : 'error';
+  deps.logger[level](
     {
       req_id: state.requestId,
       method: req.method,
@@ -95,6 +96,7 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
       duration_ms: Math.round(seconds * 100_000) / 100,
       key_id: state.credentialId,
       account: state.account,
+      ...(state.failure !== undefined && { err: state.failure }),
     },
     'request',
   );

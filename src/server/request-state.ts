@@ -6,6 +6,8 @@ export interface RequestState {
   code: string;
   credentialId?: string;
   account?: string;
+  /** An unexpected error (a bug): the client sees only "internal error", the log gets the stack. */
+  failure?: unknown;
 }
 
 const states = new WeakMap<object, RequestState>();

@@ -61,7 +61,10 @@ function unaryHandler(rpc: string, method: DescMethod, { operations, gate, reque
       return responseMessage(method, output);
     } catch (thrown) {
       const error = toApiError(thrown);
-      if (state) state.code = error.code;
+      if (state) {
+        state.code = error.code;
+        if (error !== thrown && error.code === 'internal') state.failure = thrown;
+      }
       throw toConnectError(error);
     }
   };

@@ -44,6 +44,7 @@ export async function serveRest(
   } catch (thrown) {
     const error = toApiError(thrown);
     state.code = error.code;
+    if (error !== thrown && error.code === 'internal') state.failure = thrown;
     sendError(res, error, { 'x-request-id': state.requestId });
   }
 }
