@@ -1,5 +1,5 @@
 import type { Principal } from '../accounts/principal.ts';
-import type { TimelineRecord, TimelineStore } from '../store/types.ts';
+import type { TimelineStore } from '../store/types.ts';
 import { canChange, canSee } from '../accounts/authorization.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 
@@ -14,11 +14,10 @@ export async function requireTimeline(
   principal: Principal,
   timelineId: string,
   access: 'read' | 'change',
-): Promise<TimelineRecord> {
-  const timeline = await store.getTimeline(timelineId);
-  if (!timeline || !canSee(principal, timeline.owner)) throw notFound('timeline', timelineId);
-  if (access === 'change' && !canChange(principal, timeline.timeline_id, timeline.owner)) {
+): Promise<void> {
+  const owner = store.timelineOwner(timelineId);
+  if (owner === undefined || !canSee(principal, owner)) throw notFound('timeline', timelineId);
+  if (access === 'change' && !canChange(principal, timelineId, owner)) {
     throw new ApiError('permission_denied', `changing timeline "${timelineId}" needs the "admin" scope`);
   }
-  return timeline;
 }

@@ -273,6 +273,10 @@ export class LevelTimelineStore implements TimelineStore {
     return state && this.publicRecord(state);
   }
 
+  timelineOwner(timelineId: string): string | undefined {
+    return this.registry.live(timelineId)?.record.owner;
+  }
+
   async listTimelines(): Promise<TimelineRecord[]> {
     return this.registry.all().map((state) => this.publicRecord(state));
   }

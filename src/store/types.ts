@@ -173,6 +173,8 @@ export interface TimelineStore {
 
   createTimeline(spec: NewTimeline): Promise<TimelineRecord>;
   getTimeline(timelineId: string): Promise<TimelineRecord | undefined>;
+  /** The owner of a live timeline (`''` for none), or undefined when there is no such timeline. Cheap: no counting. */
+  timelineOwner(timelineId: string): string | undefined;
   listTimelines(): Promise<TimelineRecord[]>;
   /** primary or a timeline with children → failed_precondition; unknown → not_found. */
   deleteTimeline(timelineId: string): Promise<void>;

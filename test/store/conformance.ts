@@ -96,6 +96,15 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     assert.equal((await store.listTimelines()).map((t) => t.timeline_id), ['primary']);
   });
 
+  test('timelineOwner names the owner of live timelines only', async ({ store }) => {
+    const mine = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'alice' });
+    assert.is(store.timelineOwner(mine.timeline_id), 'alice');
+    assert.is(store.timelineOwner('primary'), (await store.getTimeline('primary'))!.owner);
+    assert.is(store.timelineOwner('nope'), undefined);
+    await store.deleteTimeline(mine.timeline_id);
+    assert.is(store.timelineOwner(mine.timeline_id), undefined);
+  });
+
   test('insert, get and search with case- and accent-insensitive whole words', async ({ store }) => {
     const sao = await addEvent(store, 'primary', '2000-01-01T00:00:00Z', 'São Paulo, Brasil');
     const paris = await addEvent(store, 'primary', '2000-01-02T00:00:00Z', 'Paris, France');

@@ -6,7 +6,7 @@ import { blankAsMissing, idField, pageSizeField, pageTokenField, textField } fro
 import { PRIMARY, requireTimeline } from '../timeline-access.ts';
 import { timelineJson } from '../event-json.ts';
 import { canSee } from '../../accounts/authorization.ts';
-import { ApiError, invalidArgument } from '../../domain/errors.ts';
+import { ApiError, invalidArgument, notFound } from '../../domain/errors.ts';
 
 const baseFields = {
   base_timeline_id: blankAsMissing(idField.default(PRIMARY)),
@@ -66,9 +66,12 @@ export function timelineOperations(deps: OperationDeps) {
     'tms.v1.TimelineService.CreateParallelTimeline': defineOperation(createParallelInput, (ctx, input) => create(deps, ctx, input)),
     'tms.v1.TimelineService.InsertTimeline': defineOperation(insertInput, (ctx, input) => create(deps, ctx, input)),
     'tms.v1.TimelineService.ListTimelines': defineOperation(listInput, (ctx, input) => list(deps, ctx, input)),
-    'tms.v1.TimelineService.GetTimeline': defineOperation(byIdInput, async (ctx, input) => ({
-      timeline: timelineJson(await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read')),
-    })),
+    'tms.v1.TimelineService.GetTimeline': defineOperation(byIdInput, async (ctx, input) => {
+      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
+      const timeline = await deps.store.getTimeline(input.timeline_id);
+      if (!timeline) throw notFound('timeline', input.timeline_id);
+      return { timeline: timelineJson(timeline) };
+    }),
     'tms.v1.TimelineService.DeleteTimeline': defineOperation(byIdInput, async (ctx, input) => {
       if (input.timeline_id === PRIMARY) throw new ApiError('failed_precondition', 'timeline "primary" can never be deleted');
       await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
