@@ -49,7 +49,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const loaded = await loadCatalogueIfEmpty(store);
     if (loaded) logger.info({ events: loaded }, 'catalogue loaded into primary');
   }
-  const access = await AccessControl.open(db);
+  const access = await AccessControl.open(db, { sessionTtlMs: config.sessionTtlMs, throttle: { lockMs: config.loginLockMs } });
   const bootstrap = await access.ensureAdmin(config.adminKey ? { adminKey: config.adminKey } : {});
   const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});
   const metrics = new Metrics(pool);

@@ -11,6 +11,10 @@ export const configSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Requests per second per credential; 0 turns rate limiting off (load benchmarks). */
   rateLimit: z.coerce.number().min(0).default(50),
+  /** How long a login session token stays valid. */
+  sessionTtlMs: z.coerce.number().int().positive().default(60 * 60_000),
+  /** First lockout after repeated failed logins; each repeat doubles it, up to 15 min or this, if longer. */
+  loginLockMs: z.coerce.number().int().positive().default(60_000),
   bodyLimitBytes: z.coerce.number().int().positive().default(1024 * 1024),
   requestTimeoutMs: z.coerce.number().int().positive().default(30_000),
   maxPageSize: z.coerce.number().int().positive().default(1000),
@@ -31,6 +35,8 @@ export const configEnv: Record<keyof Config, string> = {
   tlsKey: 'TMS_TLS_KEY',
   logLevel: 'TMS_LOG_LEVEL',
   rateLimit: 'TMS_RATE_LIMIT',
+  sessionTtlMs: 'TMS_SESSION_TTL_MS',
+  loginLockMs: 'TMS_LOGIN_LOCK_MS',
   bodyLimitBytes: 'TMS_BODY_LIMIT_BYTES',
   requestTimeoutMs: 'TMS_REQUEST_TIMEOUT_MS',
   maxPageSize: 'TMS_MAX_PAGE_SIZE',

@@ -12,6 +12,8 @@ const flags: [keyof Config, string, string][] = [
   ['tlsKey', '--tls-key <file>', 'PEM private key for --tls-cert'],
   ['logLevel', '--log-level <level>', 'fatal, error, warn, info, debug, trace or silent'],
   ['rateLimit', '--rate-limit <perSecond>', 'requests per second per credential; 0 turns it off'],
+  ['sessionTtlMs', '--session-ttl-ms <ms>', 'how long a login session token stays valid'],
+  ['loginLockMs', '--login-lock-ms <ms>', 'first lockout after repeated failed logins (doubles per repeat)'],
   ['bodyLimitBytes', '--body-limit-bytes <bytes>', 'largest request body'],
   ['requestTimeoutMs', '--request-timeout-ms <ms>', 'longest a request may take'],
   ['maxPageSize', '--max-page-size <n>', 'largest page_size a client may ask for'],
