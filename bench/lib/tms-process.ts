@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -9,29 +11,41 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts a script as its own process (so the load generator does not share its event loop) and waits for its port. */
+/**
+ * Starts a script as its own process (so the load generator does not share its event loop) and waits for
+ * its port. Its stdout (the request log) goes to a file, as in production: a pipe would make the load
+ * generator read every log line, taking CPU from the load it should generate.
+ */
 export function startProcess(args: string[], env: Record<string, string>, ready: RegExp, node = process.execPath): Promise<ServerProcess> {
-  const child = spawn(node, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const logDir = mkdtempSync(join(tmpdir(), 'tms-bench-log-'));
+  const logFile = join(logDir, 'stdout.log');
+  const out = openSync(logFile, 'w');
+  const child = spawn(node, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
+  closeSync(out);
   return new Promise((resolve, reject) => {
-    let seen = '';
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = ready.exec(seen);
+    const poll = setInterval(() => {
+      const match = ready.exec(readFileSync(logFile, 'utf8'));
       if (!match) return;
-      child.stdout!.off('data', onData);
-      child.stdout!.resume(); // keep draining the request log so the server never blocks on it
+      clearInterval(poll);
+      child.off('exit', early);
       resolve({
         port: Number(match[1]),
         child,
         stop: () =>
           new Promise((done) => {
-            child.once('exit', () => done());
+            child.once('exit', () => {
+              rmSync(logDir, { recursive: true, force: true });
+              done();
+            });
             child.kill('SIGTERM');
           }),
       });
+    }, 50);
+    const early = (code: number | null) => {
+      clearInterval(poll);
+      reject(new Error(`${args.join(' ')} exited (${code}) before it was ready:\n${readFileSync(logFile, 'utf8')}`));
     };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before it was ready:\n${seen}`)));
+    child.once('exit', early);
   });
 }
 
