@@ -277,6 +277,13 @@ export class LevelTimelineStore implements TimelineStore {
     return this.registry.live(timelineId)?.record.owner;
   }
 
+  timelinesWriting(eventId: string): string[] {
+    return this.registry
+      .all()
+      .filter((state) => this.versions.list(state.record.level, eventId)?.some((version) => version.lsn > 0))
+      .map((state) => state.record.timeline_id);
+  }
+
   async listTimelines(): Promise<TimelineRecord[]> {
     return this.registry.all().map((state) => this.publicRecord(state));
   }

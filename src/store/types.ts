@@ -175,6 +175,8 @@ export interface TimelineStore {
   getTimeline(timelineId: string): Promise<TimelineRecord | undefined>;
   /** The owner of a live timeline (`''` for none), or undefined when there is no such timeline. Cheap: no counting. */
   timelineOwner(timelineId: string): string | undefined;
+  /** Live timelines on which a version of this event was written (not inherited): where it was made. */
+  timelinesWriting(eventId: string): string[];
   listTimelines(): Promise<TimelineRecord[]>;
   /** primary or a timeline with children → failed_precondition; unknown → not_found. */
   deleteTimeline(timelineId: string): Promise<void>;

@@ -105,6 +105,28 @@ rest('manipulate on an alternate timeline, primary untouched; revert restores th
   assert.is(twice.json.code, 'failed_precondition');
 });
 
+rest('revert-event with only event_id, as the spec shows it, reverts on the timeline the manipulation was made on', async ({ server }) => {
+  const created = await call(server, 'POST', '/v1/create-timeline', { body: { base_timeline_id: 'primary', description: 'revert by id' } });
+  const timelineId = created.json.timeline_id;
+  const [target] = (await call(server, 'GET', '/v1/search-events', { body: PARIS_1789 })).json.events;
+  const manipulated = await call(server, 'POST', '/v1/manipulate-event', {
+    body: { event_id: target.event_id, new_outcome: { description: 'moved', changes: [{ action: 'reschedule', time: '1790-07-14T00:00:00Z' }] }, timeline_id: timelineId },
+  });
+  assert.is(manipulated.status, 200, manipulated.text);
+
+  const reverted = await call(server, 'POST', '/v1/revert-event', { body: { event_id: manipulated.json.new_event_id } });
+  assert.is(reverted.status, 200, reverted.text);
+  assert.is(reverted.json.original_event_id, target.event_id);
+  assert.is(reverted.json.timeline_id, timelineId);
+  const onBranch = await call(server, 'GET', '/v1/search-events', { body: { ...PARIS_1789, timeline_id: timelineId } });
+  assert.ok(onBranch.json.events.some((e: { event_id: string }) => e.event_id === target.event_id), 'the original is back on the branch');
+
+  const unknown = await call(server, 'POST', '/v1/revert-event', { body: { event_id: 'evt_never_made' } });
+  assert.is(unknown.status, 404, unknown.text);
+  assert.is(unknown.json.code, 'not_found');
+  assert.match(unknown.json.message, /evt_never_made/);
+});
+
 rest('create-parallel-timeline stores and returns the variation', async ({ server }) => {
   const res = await call(server, 'POST', '/v1/create-parallel-timeline', {
     body: { base_timeline_id: 'primary', description: 'Parallel timeline for experiments.', variation: 'No printing press' },

@@ -5,7 +5,8 @@ import type { Instant, Interval } from '../../time/index.ts';
 import type { SearchPage } from '../../store/types.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, booleanField, idField, instantField, intervalField, pageSizeField, pageTokenField, textField, timelineIdField } from '../fields.ts';
-import { requireTimeline } from '../timeline-access.ts';
+import { PRIMARY, requireTimeline } from '../timeline-access.ts';
+import { canSee } from '../../accounts/authorization.ts';
 import { eventJson } from '../event-json.ts';
 import { invalidArgument } from '../../domain/errors.ts';
 import { locationWords } from '../../store/location-words.ts';
@@ -102,7 +103,15 @@ export async function manipulateEvent(deps: OperationDeps, ctx: RequestContext, 
   };
 }
 
-export const revertInput = z.strictObject({ event_id: idField, timeline_id: timelineIdField });
+// Without timeline_id, revert finds the timeline the manipulation was made on (the spec's request has only event_id).
+export const revertInput = z.strictObject({ event_id: idField, timeline_id: blankAsMissing(idField.optional()) });
+
+/** The one timeline the caller can see on which the event was written; else primary (whose errors then apply). */
+function madeOn(deps: OperationDeps, ctx: RequestContext, eventId: string): string {
+  const visible = deps.store.timelinesWriting(eventId).filter((id) => canSee(ctx.principal, deps.store.timelineOwner(id) ?? ''));
+  if (visible.length > 1) throw invalidArgument('timeline_id', `event "${eventId}" was written on several timelines (${visible.join(', ')}); name one`);
+  return visible[0] ?? PRIMARY;
+}
 
 export function eventOperations(deps: OperationDeps) {
   return {
@@ -117,9 +126,10 @@ export function eventOperations(deps: OperationDeps) {
       }),
     ),
     'tms.v1.EventService.RevertEvent': defineOperation(revertInput, async (ctx, input) => {
-      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
-      const { restored } = await deps.store.revert(input.timeline_id, input.event_id, ctx.principal.account);
-      return { status: 'Event reverted successfully', original_event_id: restored.event_id, timeline_id: input.timeline_id };
+      const timelineId = input.timeline_id ?? madeOn(deps, ctx, input.event_id);
+      await requireTimeline(deps.store, ctx.principal, timelineId, 'change');
+      const { restored } = await deps.store.revert(timelineId, input.event_id, ctx.principal.account);
+      return { status: 'Event reverted successfully', original_event_id: restored.event_id, timeline_id: timelineId };
     }),
   };
 }
