@@ -7,19 +7,24 @@ export interface ThrottleOptions {
   clientLimit?: number;
   /** First lock, in milliseconds (default 60 s); each further lock of the same subject doubles it. */
   lockMs?: number;
-  /** Longest lock (default 15 min). */
+  /** Longest lock (default 15 min, or lockMs if that is longer). */
   maxLockMs?: number;
   /** Most subjects remembered per kind (default 10,000): memory stays bounded under a spray of names. */
   maxEntries?: number;
 }
 
 interface Subject {
-  /** Attempts since the last success or lock; attempts still being verified count already. */
+  /** Failures since the last lock (for an account, since its last success); attempts still being checked count already. */
   failures: number;
   /** Locks so far: each doubles the next one's length. */
   locks: number;
   lockedUntil: number;
   lastSeen: number;
+}
+
+interface ClientSubject extends Subject {
+  /** The same failures by account name: a success takes back only those of its own account. */
+  byAccount: Map<string, number>;
 }
 
 /** A pending login attempt: settle it with `succeeded()` or `failed()`. */
@@ -40,54 +45,86 @@ export class LoginThrottle {
   private readonly maxLockMs: number;
   private readonly maxEntries: number;
   private readonly accounts = new Map<string, Subject>();
-  private readonly clients = new Map<string, Subject>();
+  private readonly clients = new Map<string, ClientSubject>();
 
   constructor(options: ThrottleOptions, private readonly now: () => number) {
     this.accountLimit = options.accountLimit ?? 10;
     this.clientLimit = options.clientLimit ?? 20;
     this.lockMs = options.lockMs ?? 60_000;
-    this.maxLockMs = options.maxLockMs ?? 15 * 60_000;
+    this.maxLockMs = options.maxLockMs ?? Math.max(15 * 60_000, this.lockMs);
     this.maxEntries = options.maxEntries ?? 10_000;
   }
 
-  /** Throws `resource_exhausted` with a retry-after figure while either subject is locked. */
+  /**
+   * Throws `resource_exhausted` with a retry-after figure while either subject is locked, or while attempts
+   * still being checked already make up its limit.
+   */
   begin(username: string, client: string): Attempt {
     const now = this.now();
-    const account = this.subject(this.accounts, username, now);
-    const source = this.subject(this.clients, client, now);
-    const waitMs = Math.max(account.lockedUntil, source.lockedUntil) - now;
+    const account = this.subject(this.accounts, username, now, newSubject);
+    const source = this.subject(this.clients, client, now, (at) => ({ ...newSubject(at), byAccount: new Map() }));
+    const waitMs = Math.max(this.waitMs(account, this.accountLimit, now), this.waitMs(source, this.clientLimit, now));
     if (waitMs > 0) throw lockedOut(waitMs);
-    // Counted before the password is checked, so a burst of parallel guesses cannot outrun the limit.
-    this.count(account, this.accountLimit, now);
-    this.count(source, this.clientLimit, now);
+    // Counted as a failure before the password is checked, so a burst of parallel guesses cannot outrun the limit.
+    account.failures += 1;
+    account.lastSeen = now;
+    source.failures += 1;
+    source.lastSeen = now;
+    source.byAccount.set(username, (source.byAccount.get(username) ?? 0) + 1);
     let settled = false;
     return {
       succeeded: () => {
         if (settled) return;
         settled = true;
         this.accounts.delete(username);
-        this.clients.delete(client);
+        this.forgiveClient(client, username);
       },
       failed: () => {
+        if (settled) return;
         settled = true;
+        const at = this.now();
+        this.lockIfFull(account, this.accountLimit, at);
+        if (this.lockIfFull(source, this.clientLimit, at)) source.byAccount.clear();
       },
     };
   }
 
-  private count(subject: Subject, limit: number, now: number): void {
-    subject.failures += 1;
-    subject.lastSeen = now;
-    if (subject.failures < limit) return;
-    subject.failures = 0;
-    subject.locks += 1;
-    subject.lockedUntil = now + Math.min(this.lockMs * 2 ** (subject.locks - 1), this.maxLockMs);
+  private waitMs(subject: Subject, limit: number, now: number): number {
+    if (subject.lockedUntil > now) return subject.lockedUntil - now;
+    return subject.failures >= limit ? this.lockLength(subject.locks + 1) : 0;
   }
 
-  private subject(map: Map<string, Subject>, name: string, now: number): Subject {
+  /** True when the failures reached the limit and locked the subject (its count starts again from zero). */
+  private lockIfFull(subject: Subject, limit: number, now: number): boolean {
+    if (subject.failures < limit) return false;
+    subject.failures = 0;
+    subject.locks += 1;
+    subject.lockedUntil = now + this.lockLength(subject.locks);
+    return true;
+  }
+
+  private lockLength(lock: number): number {
+    return Math.min(this.lockMs * 2 ** (lock - 1), this.maxLockMs);
+  }
+
+  /**
+   * The right password proves who holds this one account, nothing more: the client keeps the failures it
+   * had on other accounts, or one real account would let it guess at every other account without limit.
+   */
+  private forgiveClient(client: string, username: string): void {
+    const source = this.clients.get(client);
+    const own = source?.byAccount.get(username);
+    if (source === undefined || own === undefined) return;
+    source.failures -= own;
+    source.byAccount.delete(username);
+    if (source.failures === 0 && source.locks === 0) this.clients.delete(client);
+  }
+
+  private subject<S extends Subject>(map: Map<string, S>, name: string, now: number, create: (now: number) => S): S {
     let subject = map.get(name);
     if (!subject) {
       if (map.size >= this.maxEntries) this.evict(map, now);
-      subject = { failures: 0, locks: 0, lockedUntil: 0, lastSeen: now };
+      subject = create(now);
       map.set(name, subject);
     }
     return subject;
@@ -108,6 +145,10 @@ export class LoginThrottle {
       map.delete(name);
     }
   }
+}
+
+function newSubject(now: number): Subject {
+  return { failures: 0, locks: 0, lockedUntil: 0, lastSeen: now };
 }
 
 function lockedOut(waitMs: number): ApiError {

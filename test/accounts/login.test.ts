@@ -131,6 +131,66 @@ test('20 failures from one client address lock that address for every account', 
   assert.ok(await h.access.login('alice', 'correct horse battery', '192.0.2.7'));
 });
 
+test("logging into one's own account between guesses does not clear the address's failures on other accounts", async ({ h }) => {
+  await h.access.createAccount(OPERATOR, { username: 'bob', password: 'bob battery staple', scopes: ['read'] });
+  const attacker = '192.0.2.20';
+  // 19 guesses at five other names (under the per-account limit of 10), with alice's own login after every fifth.
+  for (let i = 0; i < 19; i++) {
+    const error = await apiError(() => h.access.login(i % 5 === 0 ? 'bob' : `user${i % 5}`, `guess ${i}`, attacker));
+    assert.is(error.code, 'unauthenticated', `guess ${i + 1}`);
+    if (i % 5 === 4) assert.ok(await h.access.login('alice', 'correct horse battery', attacker));
+  }
+  // The 20th failure locks the address, even for the account it holds the password of.
+  await apiError(() => h.access.login('bob', 'guess 20', attacker));
+  const locked = await apiError(() => h.access.login('alice', 'correct horse battery', attacker));
+  assert.is(locked.code, 'resource_exhausted');
+  assert.is(retryAfter(locked), 60);
+  assert.is((await apiError(() => h.access.login('bob', 'bob battery staple', attacker))).code, 'resource_exhausted');
+  // bob is not locked as an account: from elsewhere he logs in.
+  assert.ok(await h.access.login('bob', 'bob battery staple', '192.0.2.21'));
+});
+
+test("a success takes back exactly the address's failures on that account", async ({ h }) => {
+  const office = '192.0.2.30';
+  for (let i = 0; i < 15; i++) await apiError(() => h.access.login(`user${i % 3}`, 'nope nope', office));
+  // Four typos of alice's own password, then the right one: those four are forgiven, the 15 others are not.
+  for (let i = 0; i < 4; i++) await apiError(() => h.access.login('alice', `typo ${i}`, office));
+  assert.ok(await h.access.login('alice', 'correct horse battery', office));
+  for (let i = 0; i < 4; i++) {
+    assert.is((await apiError(() => h.access.login('user3', 'nope nope', office))).code, 'unauthenticated', `failure ${16 + i}`);
+  }
+  assert.is((await apiError(() => h.access.login('user4', 'nope nope', office))).code, 'unauthenticated', 'the 20th counts');
+  assert.is((await apiError(() => h.access.login('alice', 'correct horse battery', office))).code, 'resource_exhausted');
+});
+
+test('the right password as the attempt that reaches the limit logs in and locks nothing', async ({ h }) => {
+  const address = '192.0.2.40';
+  for (let i = 0; i < 19; i++) await apiError(() => h.access.login(`user${i % 4}`, 'nope nope', address));
+  assert.ok(await h.access.login('alice', 'correct horse battery', address), 'the 20th attempt');
+  assert.ok(await h.access.login('alice', 'correct horse battery', address), 'still not locked');
+  // The 19 failures are still counted: one more locks the address.
+  await apiError(() => h.access.login('user5', 'nope nope', address));
+  assert.is((await apiError(() => h.access.login('alice', 'correct horse battery', address))).code, 'resource_exhausted');
+});
+
+test('a first lock longer than 15 minutes is not cut short by the default maximum', async ({ h }) => {
+  await h.reopen({ throttle: { lockMs: 40 * 60_000 } });
+  for (let i = 0; i < 10; i++) await apiError(() => h.access.login('alice', 'nope nope', `10.0.9.${i}`));
+  assert.is(retryAfter(await apiError(() => h.access.login('alice', 'correct horse battery', '10.0.9.99'))), 40 * 60);
+  h.clock.advance(40 * 60_000);
+  assert.ok(await h.access.login('alice', 'correct horse battery', '10.0.9.99'));
+});
+
+test('the session lifetime is an option', async ({ h }) => {
+  await h.reopen({ sessionTtlMs: 90_000 });
+  const session = await h.access.login('alice', 'correct horse battery', '10.0.10.1');
+  assert.is(session.expires_at, new Date(h.clock.ms + 90_000).toISOString());
+  h.clock.advance(89_999);
+  assert.is(h.access.authenticate(`Bearer ${session.token}`, 'x').account, 'alice');
+  h.clock.advance(1);
+  assert.is((await apiError(() => h.access.authenticate(`Bearer ${session.token}`, 'x'))).message, 'invalid or expired credentials');
+});
+
 test('parallel guesses cannot outrun the limit', async ({ h }) => {
   const results = await Promise.allSettled(
     Array.from({ length: 30 }, (_, i) => h.access.login('alice', `parallel ${i}`, `10.0.7.${i}`)),
