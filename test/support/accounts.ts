@@ -7,10 +7,8 @@ import { openOffline } from '../../src/accounts/offline.ts';
 import { OPERATOR } from '../../src/accounts/principal.ts';
 import type { Scope } from '../../src/accounts/principal.ts';
 import type { ScryptCost } from '../../src/accounts/password-hash.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/observability/logger.ts';
-import { startApp } from '../../src/app.ts';
-import { ADMIN_KEY, call, type HttpResult, type TestServer } from './server.ts';
+import type { Config } from '../../src/config.ts';
+import { ADMIN_KEY, call, startTestServer, type HttpResult, type TestServer } from './server.ts';
 
 /** Real scrypt at a low cost, for accounts seeded before the server starts. */
 export const CHEAP_SCRYPT: ScryptCost = { log2N: 10, r: 8, p: 1 };
@@ -38,20 +36,20 @@ export async function seedAccounts(dataDir: string, accounts: readonly SeedAccou
 /** A real server (real port, real LevelDB in a temp folder) whose store was seeded with `accounts` first. */
 export async function startSeededServer(accounts: readonly SeedAccount[], overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tms-api-accounts-'));
-  await seedAccounts(dataDir, accounts);
-  const config = loadConfig({ port: 0, adminKey: ADMIN_KEY, logLevel: 'silent', rateLimit: 0, ...overrides, dataDir }, {});
-  const app = await startApp(config, createLogger(config.logLevel));
-  return {
-    app,
-    url: app.url,
-    port: app.port,
-    dataDir,
-    adminKey: ADMIN_KEY,
-    async stop() {
-      await app.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
+  try {
+    await seedAccounts(dataDir, accounts);
+    const server = await startTestServer({ ...overrides, dataDir });
+    return {
+      ...server,
+      async stop() {
+        await server.stop();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** The call must answer 200, or the test set-up is broken: throws with what came back. */

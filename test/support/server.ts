@@ -17,22 +17,31 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** A real server on a real port over a real LevelDB in a temp folder. */
+/**
+ * A real server on a real port over a real LevelDB: in a temp folder that `stop()` removes, or in
+ * `overrides.dataDir`, which stays with the caller (stop() leaves it in place).
+ */
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'tms-test-'));
-  const config = loadConfig({ port: 0, dataDir, adminKey: ADMIN_KEY, logLevel: 'silent', rateLimit: 0, ...overrides }, {});
-  const app = await startApp(config, createLogger(config.logLevel));
-  return {
-    app,
-    url: app.url,
-    port: app.port,
-    dataDir,
-    adminKey: ADMIN_KEY,
-    async stop() {
-      await app.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
+  const ownsDataDir = overrides.dataDir === undefined;
+  const dataDir = overrides.dataDir ?? (await mkdtemp(join(tmpdir(), 'tms-test-')));
+  try {
+    const config = loadConfig({ port: 0, adminKey: ADMIN_KEY, logLevel: 'silent', rateLimit: 0, ...overrides, dataDir }, {});
+    const app = await startApp(config, createLogger(config.logLevel));
+    return {
+      app,
+      url: app.url,
+      port: app.port,
+      dataDir,
+      adminKey: ADMIN_KEY,
+      async stop() {
+        await app.close();
+        if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 export interface HttpResult {
