@@ -50,8 +50,11 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('internal', 'internal error (see the server log for this request id)');
 }
 
+/** A retry hint also goes out as `retry-after` metadata (seconds): a gRPC trailer, a Connect response header. */
 export function toConnectError(error: ApiError): ConnectError {
-  return new ConnectError(error.message, connectCodeOf[error.code], undefined, undefined, error);
+  const retryAfter = retryAfterSeconds(error);
+  const metadata = retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) };
+  return new ConnectError(error.message, connectCodeOf[error.code], metadata, undefined, error);
 }
 
 /** The Connect error JSON, the one error body every REST response uses. */

@@ -1,5 +1,6 @@
 // The per-credential rate limit on a real server (2 requests per second, burst 4): 429 with a numeric
-// Retry-After on REST, resource_exhausted on gRPC, one bucket per credential, open again after the wait.
+// Retry-After on REST and Connect, resource_exhausted with a retry-after trailer on gRPC, one bucket per
+// credential, open again after the wait.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
@@ -71,6 +72,18 @@ limits('gRPC shares the same bucket and answers resource_exhausted', async ({ se
   const refused = await grpcCall(server.port, 'tms.v1.TimelineService.ListTimelines', {}, key);
   assert.is(refused.codeName, 'resource_exhausted');
   assert.match(refused.message, /^rate limit exceeded for credential key_[0-9a-f]{16}: retry after \d+ s$/);
+  // The wait is also metadata a gRPC client can read without parsing the message: retry-after, in seconds.
+  assert.is(refused.trailers['retry-after'], String(Math.max(1, Math.ceil(1 / RATE))));
+  assert.ok(refused.message.endsWith(`retry after ${refused.trailers['retry-after']} s`), 'trailer and message agree');
+});
+
+limits('the Connect protocol answers 429 with the same Retry-After header as REST', async ({ server }) => {
+  const key = (await createKey(server, ADMIN_KEY, { name: 'connect', scopes: ['read'] })).key;
+  assert.ok((await exhaust(server, key)).refused, 'the key runs out on REST');
+  const refused = await call(server, 'POST', '/tms.v1.TimelineService/ListTimelines', { body: {}, key });
+  assert.is(refused.status, 429, refused.text);
+  assert.is(refused.json.code, 'resource_exhausted');
+  assert.is(refused.headers['retry-after'], String(Math.max(1, Math.ceil(1 / RATE))));
 });
 
 limits.run();
