@@ -2,8 +2,14 @@
  * Builds the analysis hand-off graph of a timeline: the genesis snapshots of its chain (typed arrays, read
  * once) patched with the events changed since (few, from memory and version reads). Nodes are the events
  * that stand; causes resolve through `superseded_by` to the event standing now, or are dropped.
+ *
+ * The build is linear in the chain's events (a few hundred ms for 10^6) and runs on the request thread,
+ * where the graph's id list must live, so it is written as steps that yield every few thousand events:
+ * `buildCausalGraphInSlices` gives the event loop a turn every few ms. The graph's typed arrays are in
+ * shared memory, so analyses on workers read them in place and a cached graph is never detached.
  */
 import { EventState, type CausalGraph } from '../analysis/causal-graph.ts';
+import { runInSlices, runToEnd, STEP_EVERY, type Steps } from '../analysis/time-slices.ts';
 import { parseInstant } from '../time/index.ts';
 import { stands } from './event-codec.ts';
 import type { GenesisSnapshot } from './genesis-snapshot.ts';
@@ -11,6 +17,7 @@ import { locationWords } from './location-words.ts';
 import type { EventRecord } from './types.ts';
 
 const MAX_SUCCESSION = 10_000;
+const STEP_MASK = STEP_EVERY - 1;
 
 /** The number of a place name in `names`, adding it the first time it is seen. */
 function internPlace(names: string[], index: Map<string, number>, name: string): number {
@@ -23,8 +30,16 @@ function internPlace(names: string[], index: Map<string, number>, name: string):
   return number;
 }
 
+const sharedFloat64 = (length: number) => new Float64Array(new SharedArrayBuffer(8 * length));
+const sharedInt32 = (length: number) => new Int32Array(new SharedArrayBuffer(4 * length));
+const sharedUint8 = (length: number) => new Uint8Array(new SharedArrayBuffer(length));
+
 /** Merges the snapshots of several genesis levels (rare: bulk loads into branches) into one. */
 export function concatSnapshots(snapshots: GenesisSnapshot[]): GenesisSnapshot {
+  return runToEnd(concatSnapshotSteps(snapshots));
+}
+
+export function* concatSnapshotSteps(snapshots: GenesisSnapshot[]): Steps<GenesisSnapshot> {
   if (snapshots.length === 1) return snapshots[0]!;
   const placeNames: string[] = [];
   const placeIndex = new Map<string, number>();
@@ -39,6 +54,7 @@ export function concatSnapshots(snapshots: GenesisSnapshot[]): GenesisSnapshot {
     const base = ids.length;
     const placeMap = snapshot.placeNames.map((name) => internPlace(placeNames, placeIndex, name));
     for (let i = 0; i < snapshot.ids.length; i++) {
+      if ((i & STEP_MASK) === STEP_MASK) yield;
       ids.push(snapshot.ids[i]!);
       seconds.push(snapshot.seconds[i]!);
       nanos.push(snapshot.nanos[i]!);
@@ -48,6 +64,7 @@ export function concatSnapshots(snapshots: GenesisSnapshot[]): GenesisSnapshot {
     }
     for (const [event, cause] of snapshot.external) external.push([base + event, cause]);
   }
+  yield;
   return {
     ids,
     seconds: Float64Array.from(seconds),
@@ -60,35 +77,35 @@ export function concatSnapshots(snapshots: GenesisSnapshot[]): GenesisSnapshot {
   };
 }
 
-class GrowableInt32 {
-  array: Int32Array;
-  length = 0;
-  constructor(capacity: number) {
-    this.array = new Int32Array(Math.max(16, capacity));
-  }
-  push(value: number): void {
-    if (this.length === this.array.length) {
-      const next = new Int32Array(this.array.length * 2);
-      next.set(this.array);
-      this.array = next;
-    }
-    this.array[this.length++] = value;
-  }
-}
-
 /**
  * `genesis`: the chain's genesis events. `changed`: the standing-or-not version, as seen on the timeline, of
  * every event that has a version above genesis in the chain (overlay included). Events absent from both are
- * not on the timeline.
+ * not on the timeline. Runs in one go: for small graphs and tests.
  */
 export function buildCausalGraph(genesis: GenesisSnapshot, changed: Map<string, EventRecord>): CausalGraph {
+  return runToEnd(causalGraphSteps(genesis, changed));
+}
+
+/** The same build, giving the event loop a turn every `sliceMs` (default 4 ms). */
+export function buildCausalGraphInSlices(genesis: GenesisSnapshot, changed: Map<string, EventRecord>, sliceMs?: number): Promise<CausalGraph> {
+  return runInSlices(causalGraphSteps(genesis, changed), sliceMs);
+}
+
+/** The build as steps: it yields every STEP_EVERY events of each pass. */
+export function* causalGraphSteps(genesis: GenesisSnapshot, changed: Map<string, EventRecord>): Steps<CausalGraph> {
   const g = genesis.ids.length;
   const wanted = new Set<string>(changed.keys());
-  for (const record of changed.values()) if (stands(record)) for (const cause of record.causes) wanted.add(cause);
+  let causeBound = genesis.causeTargets.length + genesis.external.length;
+  for (const record of changed.values()) {
+    if (!stands(record)) continue;
+    causeBound += record.causes.length;
+    for (const cause of record.causes) wanted.add(cause);
+  }
   for (const [, cause] of genesis.external) wanted.add(cause);
   const genesisIndex = new Map<string, number>();
   if (wanted.size > 0) {
     for (let i = 0; i < g; i++) {
+      if ((i & STEP_MASK) === STEP_MASK) yield;
       const id = genesis.ids[i]!;
       if (wanted.has(id)) genesisIndex.set(id, i);
     }
@@ -104,10 +121,14 @@ export function buildCausalGraph(genesis: GenesisSnapshot, changed: Map<string, 
       else removed[at] = 1;
     } else if (stands(record)) appended.push(record);
   }
+  yield;
 
   const newIndex = new Int32Array(g);
   let n = 0;
-  for (let i = 0; i < g; i++) newIndex[i] = removed[i] ? -1 : n++;
+  for (let i = 0; i < g; i++) {
+    if ((i & STEP_MASK) === STEP_MASK) yield;
+    newIndex[i] = removed[i] ? -1 : n++;
+  }
   const appendedIndex = new Map<string, number>();
   for (const record of appended) appendedIndex.set(record.event_id, n++);
 
@@ -144,7 +165,10 @@ export function buildCausalGraph(genesis: GenesisSnapshot, changed: Map<string, 
     externalByEvent.set(event, list);
   }
   const redirected = new Int32Array(g);
-  for (let i = 0; i < g; i++) redirected[i] = removed[i] ? resolve(genesis.ids[i]!) : newIndex[i]!;
+  for (let i = 0; i < g; i++) {
+    if ((i & STEP_MASK) === STEP_MASK) yield;
+    redirected[i] = removed[i] ? resolve(genesis.ids[i]!) : newIndex[i]!;
+  }
 
   const placeNames = genesis.placeNames.slice();
   let placeIndex: Map<string, number> | undefined;
@@ -163,23 +187,26 @@ export function buildCausalGraph(genesis: GenesisSnapshot, changed: Map<string, 
     return number;
   };
 
+  // Nothing removed, replaced or added: the node ids are the genesis ids, in order (shared, not copied).
+  const sameIds = n === g && appended.length === 0 && replaced.size === 0;
   const graph: CausalGraph = {
-    eventIds: new Array<string>(n),
-    seconds: new Float64Array(n),
-    nanos: new Int32Array(n),
-    state: new Uint8Array(n),
-    causeOffsets: new Int32Array(n + 1),
-    causeTargets: new Int32Array(0),
-    manipulatedAtMs: new Float64Array(n),
-    traveller: new Int32Array(n).fill(-1),
-    place: new Int32Array(n),
+    eventIds: sameIds ? genesis.ids : new Array<string>(n),
+    seconds: sharedFloat64(n),
+    nanos: sharedInt32(n),
+    state: sharedUint8(n),
+    causeOffsets: sharedInt32(n + 1),
+    causeTargets: sharedInt32(causeBound),
+    manipulatedAtMs: sharedFloat64(n),
+    traveller: sharedInt32(n).fill(-1),
+    place: sharedInt32(n),
   };
-  const targets = new GrowableInt32(genesis.causeTargets.length + 16);
+  const targets = graph.causeTargets;
+  let edges = 0;
 
   const pushUnique = (node: number, start: number, target: number): void => {
     if (target < 0 || target === node) return;
-    for (let k = start; k < targets.length; k++) if (targets.array[k] === target) return;
-    targets.push(target);
+    for (let k = start; k < edges; k++) if (targets[k] === target) return;
+    targets[edges++] = target;
   };
   const fillFromRecord = (node: number, record: EventRecord): void => {
     const time = parseInstant(record.time);
@@ -191,39 +218,51 @@ export function buildCausalGraph(genesis: GenesisSnapshot, changed: Map<string, 
     graph.traveller[node] = travellerOf(record);
     const manipulated = record.supersedes !== undefined && (record.status === 'manipulated' || record.status === 'cancelled');
     graph.manipulatedAtMs[node] = manipulated && record.created_at ? Date.parse(record.created_at) || 0 : 0;
-    const start = targets.length;
+    const start = edges;
     for (const cause of record.causes) pushUnique(node, start, resolve(cause));
   };
 
   for (let i = 0; i < g; i++) {
+    if ((i & STEP_MASK) === STEP_MASK) yield;
     const node = newIndex[i]!;
     if (node < 0) continue;
     const record = replaced.get(i);
     if (record) fillFromRecord(node, record);
     else {
-      graph.eventIds[node] = genesis.ids[i]!;
+      if (!sameIds) graph.eventIds[node] = genesis.ids[i]!;
       graph.seconds[node] = genesis.seconds[i]!;
       graph.nanos[node] = genesis.nanos[i]!;
       graph.place[node] = genesis.place[i]!;
-      const start = targets.length;
+      const start = edges;
       const from = genesis.causeOffsets[i]!;
       const to = genesis.causeOffsets[i + 1]!;
       for (let k = from; k < to; k++) {
         const cause = genesis.causeTargets[k]!;
         const target = redirected[cause]!;
         if (removed[cause]) pushUnique(node, start, target);
-        else if (target >= 0 && target !== node) targets.push(target);
+        else if (target >= 0 && target !== node) targets[edges++] = target;
       }
       const external = externalByEvent.get(i);
       if (external) for (const cause of external) pushUnique(node, start, resolve(cause));
     }
-    graph.causeOffsets[node + 1] = targets.length;
+    graph.causeOffsets[node + 1] = edges;
   }
   for (const record of appended) {
     const node = appendedIndex.get(record.event_id)!;
     fillFromRecord(node, record);
-    graph.causeOffsets[node + 1] = targets.length;
+    graph.causeOffsets[node + 1] = edges;
   }
-  graph.causeTargets = targets.array.slice(0, targets.length);
+  if (edges < causeBound) graph.causeTargets = yield* sharedPrefix(targets, edges);
   return graph;
+}
+
+/** The first `length` entries of `array`, copied into exactly sized shared memory a few MB at a time. */
+function* sharedPrefix(array: Int32Array, length: number): Steps<Int32Array> {
+  const copy = sharedInt32(length);
+  const step = STEP_EVERY * 256;
+  for (let from = 0; from < length; from += step) {
+    yield;
+    copy.set(array.subarray(from, Math.min(length, from + step)), from);
+  }
+  return copy;
 }

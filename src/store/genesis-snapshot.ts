@@ -3,6 +3,8 @@
  * (times, interned places, causes as CSR), written at the end of every bulk load, so a graph over 10^6
  * genesis events is read as a few large values instead of 10^6 records.
  */
+import { runInSlices, runToEnd, type Steps } from '../analysis/time-slices.ts';
+
 export interface GenesisSnapshot {
   ids: string[];
   seconds: Float64Array;
@@ -53,23 +55,99 @@ export function encodeSnapshot(snapshot: GenesisSnapshot): Buffer {
 }
 
 export function decodeSnapshot(bytes: Buffer): GenesisSnapshot {
-  if (bytes.length < 8 || bytes.readUInt32BE(0) !== MAGIC) throw new Error('genesis snapshot: bad magic');
-  const headerLength = bytes.readUInt32BE(4);
-  const header = JSON.parse(bytes.toString('utf8', 8, 8 + headerLength)) as Header;
+  return runToEnd(decodeSnapshotSteps([bytes]));
+}
+
+/** Decodes a snapshot stored in chunks (never joined into one buffer), giving the event loop a turn every few ms. */
+export function decodeSnapshotInSlices(chunks: readonly Uint8Array[]): Promise<GenesisSnapshot> {
+  return runInSlices(decodeSnapshotSteps(chunks));
+}
+
+/** Bytes of id text turned into strings per step (about 5000 ids of 13 characters, well under a ms). */
+const ID_TEXT_STEP = 64 * 1024;
+/** Bytes copied per step. */
+const COPY_STEP = 1024 * 1024;
+
+/** The concatenation of `chunks`, read without joining them. */
+class ChunkedBytes {
+  readonly length: number;
+  private readonly chunks: readonly Uint8Array[];
+  private readonly starts: number[] = [];
+
+  constructor(chunks: readonly Uint8Array[]) {
+    this.chunks = chunks;
+    let length = 0;
+    for (const chunk of chunks) {
+      this.starts.push(length);
+      length += chunk.length;
+    }
+    this.length = length;
+  }
+
+  /** Copies bytes [offset, offset + target.length) into `target`, yielding after every COPY_STEP bytes. */
+  *copyInto(offset: number, target: Uint8Array): Steps<void> {
+    if (offset + target.length > this.length) throw new Error('genesis snapshot: truncated');
+    let written = 0;
+    let sinceYield = 0;
+    for (let c = 0; c < this.chunks.length && written < target.length; c++) {
+      const chunk = this.chunks[c]!;
+      const chunkEnd = this.starts[c]! + chunk.length;
+      const at = offset + written;
+      if (at >= chunkEnd) continue;
+      for (let from = at - this.starts[c]!; from < chunk.length && written < target.length; ) {
+        const take = Math.min(chunk.length - from, target.length - written, COPY_STEP - sinceYield);
+        target.set(chunk.subarray(from, from + take), written);
+        from += take;
+        written += take;
+        sinceYield += take;
+        if (sinceYield >= COPY_STEP) {
+          sinceYield = 0;
+          yield;
+        }
+      }
+    }
+  }
+
+  *read(offset: number, length: number): Steps<Buffer> {
+    const out = Buffer.allocUnsafe(length);
+    yield* this.copyInto(offset, out);
+    return out;
+  }
+}
+
+export function* decodeSnapshotSteps(chunks: readonly Uint8Array[]): Steps<GenesisSnapshot> {
+  const bytes = new ChunkedBytes(chunks);
+  const start = yield* bytes.read(0, Math.min(8, bytes.length));
+  if (start.length < 8 || start.readUInt32BE(0) !== MAGIC) throw new Error('genesis snapshot: bad magic');
+  const headerLength = start.readUInt32BE(4);
+  const header = JSON.parse((yield* bytes.read(8, headerLength)).toString('utf8')) as Header;
   let offset = align8(8 + headerLength);
-  const take = (byteLength: number): ArrayBuffer => {
-    const slice = bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + byteLength);
-    offset += byteLength;
-    return slice as ArrayBuffer;
-  };
+  function* take<T extends ArrayBufferView>(make: (length: number) => T, length: number): Steps<T> {
+    const array = make(length);
+    yield* bytes.copyInto(offset, new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+    offset += array.byteLength;
+    return array;
+  }
   const { n, edges } = header;
-  const seconds = new Float64Array(take(8 * n));
-  const nanos = new Int32Array(take(4 * n));
-  const place = new Int32Array(take(4 * n));
-  const causeOffsets = new Int32Array(take(4 * (n + 1)));
-  const causeTargets = new Int32Array(take(4 * edges));
-  const idText = bytes.toString('utf8', offset, offset + header.idBytes);
-  const ids = n === 0 ? [] : idText.split('\n');
+  const seconds = yield* take((length) => new Float64Array(length), n);
+  const nanos = yield* take((length) => new Int32Array(length), n);
+  const place = yield* take((length) => new Int32Array(length), n);
+  const causeOffsets = yield* take((length) => new Int32Array(length), n + 1);
+  const causeTargets = yield* take((length) => new Int32Array(length), edges);
+  const idText = yield* bytes.read(offset, header.idBytes);
+  const ids: string[] = [];
+  // Ids never contain \n, and a \n byte is never part of a longer UTF-8 sequence: cutting there is safe.
+  for (let from = 0; n > 0 && from <= idText.length; ) {
+    let to = Math.min(idText.length, from + ID_TEXT_STEP);
+    if (to < idText.length) {
+      const newline = idText.indexOf(0x0a, to);
+      to = newline < 0 ? idText.length : newline;
+    }
+    for (const id of idText.toString('utf8', from, to).split('\n')) ids.push(id);
+    from = to + 1;
+    yield;
+  }
+  if (ids.length !== n) throw new Error(`genesis snapshot: ${ids.length} ids for ${n} events`);
   return { ids, seconds, nanos, place, placeNames: header.placeNames, causeOffsets, causeTargets, external: header.external };
 }
 

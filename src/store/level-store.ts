@@ -5,11 +5,14 @@
  */
 import { ApiError, notFound } from '../domain/errors.ts';
 import { encodeInstantKey, formatInstant, nowInstant, parseInstant } from '../time/index.ts';
-import { buildCausalGraph, concatSnapshots } from './causal-graph-builder.ts';
+import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
+import type { CausalGraph } from '../analysis/causal-graph.ts';
+import { buildCausalGraphInSlices, concatSnapshotSteps } from './causal-graph-builder.ts';
+import { CausalGraphCache } from './causal-graph-cache.ts';
 import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, happens, summarise } from './event-codec.ts';
-import { decodeSnapshot, emptySnapshot, encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
+import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
 import { checkId, newEventId, newTimelineId } from './ids.ts';
 import {
   chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
@@ -83,6 +86,7 @@ export class LevelTimelineStore implements TimelineStore {
   private readonly queues = new WriterQueues();
   private clock = new LsnClock(0);
   private readonly snapshots = new Map<number, Promise<GenesisSnapshot>>();
+  private readonly graphs = new CausalGraphCache();
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
   private readonly searchCache: SearchPageCache;
   private readonly background = new Set<Promise<void>>();
@@ -707,7 +711,7 @@ export class LevelTimelineStore implements TimelineStore {
         if (chunks === 0) return emptySnapshot();
         const parts = await this.kv.getMany(Array.from({ length: chunks }, (_, i) => chunkKey(level, i)));
         if (parts.some((part) => !part)) throw new ApiError('data_loss', `genesis snapshot of level ${level} is incomplete`);
-        return decodeSnapshot(Buffer.concat(parts as Uint8Array[]));
+        return decodeSnapshotInSlices(parts as Uint8Array[]);
       })();
       snapshot.catch(() => this.snapshots.delete(level));
       // Keep the most recently used snapshots only: they are large.
@@ -719,33 +723,70 @@ export class LevelTimelineStore implements TimelineStore {
 
   // ---------------------------------------------------------------- causal graph
 
+  /**
+   * Built in slices of a few ms (the request thread serves others in between); the graph of a timeline as
+   * it stands is cached until its chain's stamp or genesis snapshots change, and shared by every reader
+   * (its arrays are in shared memory and must not be modified). Overlay reads are built afresh.
+   */
   async readCausalGraph(timelineId: string, options: CausalGraphOptions = {}): Promise<CausalGraphRead> {
     const state = this.live(timelineId);
     const chain = this.readChain(state);
     const stamp = this.stamp(this.registry.chain(state));
-    const genesis = concatSnapshots(
-      await Promise.all(chain.filter(({ level }) => this.registry.hasGenesis(level)).map(({ level }) => this.loadSnapshot(level))),
-    );
-    const changedIds = new Set<string>();
-    for (const { level } of chain) for (const id of this.versions.eventIds(level) ?? []) changedIds.add(id);
-    const overlay = new Map((options.overlay ?? []).map((record) => [record.event_id, record]));
+    const revision = state.record.revision;
+    const genesisLevels = chain.filter(({ level }) => this.registry.hasGenesis(level)).map(({ level }) => level);
+    const overlay = options.overlay ?? [];
+    if (overlay.length > 0) {
+      return { graph: await this.buildGraph(chain, genesisLevels.map((level) => this.loadSnapshot(level)), overlay), revision, stamp };
+    }
+    let graph = this.graphs.get(timelineId, stamp, genesisLevels.map((level) => this.snapshots.get(level)));
+    if (!graph) {
+      const snapshots = genesisLevels.map((level) => this.loadSnapshot(level));
+      graph = this.buildGraph(chain, snapshots, []);
+      this.graphs.set(timelineId, stamp, snapshots, graph);
+    }
+    // A copy of the object (not of its arrays): the pool tells concurrent analyses apart by object.
+    return { graph: { ...(await graph) }, revision, stamp };
+  }
+
+  private async buildGraph(chain: ChainLink[], snapshots: Promise<GenesisSnapshot>[], overlay: EventRecord[]): Promise<CausalGraph> {
+    const genesis = snapshots.length === 0 ? emptySnapshot() : await runInSlices(concatSnapshotSteps(await Promise.all(snapshots)));
+    const changed = await this.changedRecords(chain, overlay);
+    const graph = await buildCausalGraphInSlices(genesis, changed);
+    Object.freeze(graph.eventIds);
+    return graph;
+  }
+
+  /** The version seen on the chain of every event with a version above genesis, overlay included. */
+  private async changedRecords(chain: ChainLink[], overlay: EventRecord[]): Promise<Map<string, EventRecord>> {
+    const slicer = new TimeSlicer();
+    const overlaid = new Map(overlay.map((record) => [record.event_id, record]));
+    const seen = new Set<string>();
     const toRead: { id: string; level: number; lsn: number }[] = [];
     const view = new ChainView(this.versions, chain);
-    for (const id of changedIds) {
-      if (overlay.has(id)) continue;
-      const visible = view.visible(id);
-      if (!visible || visible.info.lsn === 0 || view.overridden(visible.depth, id, visible.info)) continue;
-      toRead.push({ id, level: chain[visible.depth]!.level, lsn: visible.info.lsn });
+    let steps = 0;
+    for (const { level } of chain) {
+      for (const id of [...(this.versions.eventIds(level) ?? [])]) {
+        if ((++steps & 1023) === 0 && slicer.due()) await slicer.pause();
+        if (seen.has(id)) continue;
+        seen.add(id);
+        if (overlaid.has(id)) continue;
+        const visible = view.visible(id);
+        if (!visible || visible.info.lsn === 0 || view.overridden(visible.depth, id, visible.info)) continue;
+        toRead.push({ id, level: chain[visible.depth]!.level, lsn: visible.info.lsn });
+      }
     }
     const changed = new Map<string, EventRecord>();
     const read = await this.kv.getMany(toRead.map(({ id, level, lsn }) => versionKey(Tag.version, level, id, lsn)));
-    toRead.forEach(({ id, lsn }, i) => {
+    slicer.restart();
+    for (let i = 0; i < toRead.length; i++) {
+      if ((i & 255) === 255 && slicer.due()) await slicer.pause();
+      const { id, lsn } = toRead[i]!;
       const bytes = read[i];
       if (!bytes) throw new ApiError('data_loss', `version ${lsn} of event "${id}" is missing`);
       changed.set(id, decodeRecord(bytes));
-    });
-    for (const [id, record] of overlay) changed.set(id, record);
-    return { graph: buildCausalGraph(genesis.ids.length > 0 || changed.size > 0 ? genesis : emptySnapshot(), changed), revision: state.record.revision, stamp };
+    }
+    for (const [id, record] of overlaid) changed.set(id, record);
+    return changed;
   }
 
   // ---------------------------------------------------------------- anchors
