@@ -24,6 +24,7 @@ import { rpcMethods, tmsServices } from './server/connect/services.ts';
 import { HealthState, registerHealth } from './server/grpc-infra/health.ts';
 import { registerReflection } from './server/grpc-infra/reflection.ts';
 import { healthFile, tmsServiceFiles } from './server/grpc-infra/api-files.ts';
+import { errorDetailFiles } from './server/error-details.ts';
 import { requestStateOf } from './server/request-state.ts';
 import { clientAddress } from './server/http-io.ts';
 
@@ -70,7 +71,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     routes(router) {
       registerRpcServices(router, tmsServices, { operations, gate, requestTimeoutMs: config.requestTimeoutMs });
       registerHealth(router, health);
-      registerReflection(router, [...tmsServiceFiles, healthFile]);
+      // Error detail types too, so reflection clients can decode them.
+      registerReflection(router, [...tmsServiceFiles, ...errorDetailFiles, healthFile]);
     },
     contextValues: (req) =>
       createContextValues().set(requestStateKey, requestStateOf(req)).set(clientAddressKey, clientAddress(req)),

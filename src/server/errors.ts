@@ -1,5 +1,6 @@
 import { ConnectError, Code } from '@connectrpc/connect';
 import { ApiError, type ErrorCode } from '../domain/errors.ts';
+import { detailJson, typedDetail } from './error-details.ts';
 
 /** The Connect protocol's code → HTTP status table. */
 export const httpStatusOf: Record<ErrorCode, number> = {
@@ -54,13 +55,14 @@ export function toApiError(error: unknown): ApiError {
 export function toConnectError(error: ApiError): ConnectError {
   const retryAfter = retryAfterSeconds(error);
   const metadata = retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) };
-  return new ConnectError(error.message, connectCodeOf[error.code], metadata, undefined, error);
+  const details = error.details.map(typedDetail).filter((detail) => detail !== undefined);
+  return new ConnectError(error.message, connectCodeOf[error.code], metadata, details, error);
 }
 
 /** The Connect error JSON, the one error body every REST response uses. */
 export function errorBody(error: ApiError): string {
   const body: { code: string; message: string; details?: unknown[] } = { code: error.code, message: error.message };
-  if (error.details.length) body.details = error.details;
+  if (error.details.length) body.details = error.details.map(detailJson);
   return JSON.stringify(body);
 }
 
