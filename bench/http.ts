@@ -16,6 +16,7 @@ const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 2);
 const connections = Number(process.env['BENCH_CONNECTIONS'] ?? 100);
 const node = process.env['BENCH_NODE'] ?? process.execPath;
+const serverNodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 const KEY = 'tms_bench_admin_key_000000000000000';
 // The data folder holds synthetic events only (the catalogue loads only into a never-used primary).
 const SEARCH = { location: 'Place 7', time_range: '1900-01-01T00:00:00Z/2100-01-01T00:00:00Z', page_size: 10 };
@@ -185,7 +186,7 @@ const rows = [...samples].map(([name, list]) => {
 });
 const report = `## HTTP faces vs bare node:http
 
-${machineLine()}. ${rounds} alternating rounds of ${seconds} s each, ${connections} connections, load generator in the same
+${machineLine()}; both servers (tms and bare) run on **Node ${serverNodeVersion}**. ${rounds} alternating rounds of ${seconds} s each, ${connections} connections, load generator in the same
 machine (it shares the 2 cores). Median of rounds. Search returns ${resultCount} events (one synthetic place, 10-result page);
 writes are synced LevelDB batches on an alternate branch of a ${WRITE_EVENTS}-event primary. Repeated identical searches are
 served from the store's search page cache (exact: keyed by the read chain's version); the "new time range" row misses it
