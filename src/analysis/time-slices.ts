@@ -14,8 +14,12 @@ export const DEFAULT_SLICE_MS = 4;
 /** Iterations between safe points in tight loops: cheap to check, well under a millisecond of work. */
 export const STEP_EVERY = 1024;
 
+/**
+ * Resumes after the event loop has been round once: timers, I/O and other immediates all get a turn. Two
+ * immediates, because one queued from an I/O callback runs in the same loop iteration, before any timer.
+ */
 export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** Runs the steps to the end at once (small inputs, tests, offline tools). */

@@ -188,16 +188,21 @@ export function* causalGraphSteps(genesis: GenesisSnapshot, changed: Map<string,
   };
 
   // Nothing removed, replaced or added: the node ids are the genesis ids, in order (shared, not copied).
+  // Otherwise a new list, allocated in a step of its own: 10^6 slots take several ms to map (growing
+  // it by pushes would cost that several times over).
   const sameIds = n === g && appended.length === 0 && replaced.size === 0;
+  yield;
+  const eventIds: string[] = sameIds ? genesis.ids : new Array<string>(n);
+  yield;
   const graph: CausalGraph = {
-    eventIds: sameIds ? genesis.ids : new Array<string>(n),
+    eventIds,
     seconds: sharedFloat64(n),
     nanos: sharedInt32(n),
     state: sharedUint8(n),
     causeOffsets: sharedInt32(n + 1),
     causeTargets: sharedInt32(causeBound),
     manipulatedAtMs: sharedFloat64(n),
-    traveller: sharedInt32(n).fill(-1),
+    traveller: sharedInt32(n),
     place: sharedInt32(n),
   };
   const targets = graph.causeTargets;
@@ -210,7 +215,7 @@ export function* causalGraphSteps(genesis: GenesisSnapshot, changed: Map<string,
   };
   const fillFromRecord = (node: number, record: EventRecord): void => {
     const time = parseInstant(record.time);
-    graph.eventIds[node] = record.event_id;
+    eventIds[node] = record.event_id;
     graph.seconds[node] = Number(time.seconds);
     graph.nanos[node] = time.nanos;
     graph.state[node] = record.status === 'cancelled' ? EventState.cancelled : EventState.happens;
@@ -229,7 +234,8 @@ export function* causalGraphSteps(genesis: GenesisSnapshot, changed: Map<string,
     const record = replaced.get(i);
     if (record) fillFromRecord(node, record);
     else {
-      if (!sameIds) graph.eventIds[node] = genesis.ids[i]!;
+      if (!sameIds) eventIds[node] = genesis.ids[i]!;
+      graph.traveller[node] = -1;
       graph.seconds[node] = genesis.seconds[i]!;
       graph.nanos[node] = genesis.nanos[i]!;
       graph.place[node] = genesis.place[i]!;
