@@ -118,9 +118,10 @@ const branch = (await (
 let nextEvent = 0;
 
 const BARE = 'bare node:http (same JSON body)';
+const SEARCH_ROW = 'REST GET /v1/search-events (JSON body)';
 const scenarios: Record<string, () => Promise<Sample>> = {
   [BARE]: () => measured(bare.child.pid, () => cannon({ url: `http://127.0.0.1:${bare.port}/`, method: 'GET', body: JSON.stringify(SEARCH) })),
-  'REST GET /v1/search-events (JSON body)': () =>
+  [SEARCH_ROW]: () =>
     measured(tms.child.pid, () => cannon({ url: `${base}/v1/search-events`, method: 'GET', headers: auth, body: JSON.stringify(SEARCH) })),
   'REST search, a new time range each request (cache misses)': () =>
     measured(tms.child.pid, () =>
@@ -184,6 +185,8 @@ const rows = [...samples].map(([name, list]) => {
     list.reduce((n, s) => n + s.errors, 0),
   ];
 });
+const searchRatio = median(samples.get(SEARCH_ROW)!.map((s) => s.rps)) / bareRps;
+const verdict = `REST search-events ran at **${searchRatio.toFixed(2)}× the bare server** (target ≥ 0.3×, goal 0.6×): ${searchRatio >= 0.3 ? 'target met' : '**target not met**'}.`;
 const report = `## HTTP faces vs bare node:http
 
 ${machineLine()}; both servers (tms and bare) run on **Node ${serverNodeVersion}**. ${rounds} alternating rounds of ${seconds} s each, ${connections} connections, load generator in the same
@@ -192,6 +195,8 @@ writes are synced LevelDB batches on an alternate branch of a ${WRITE_EVENTS}-ev
 served from the store's search page cache (exact: keyed by the read chain's version); the "new time range" row misses it
 on every request and reads LevelDB. Server CPU per request is the tms (or bare) process's CPU time over the requests it
 served: the load generator shares the machine, so req/s ratios also reflect how much CPU autocannon left over.
+
+${verdict}
 
 ${table(['scenario', 'req/s', 'ratio to bare', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'CPU ratio (bare/this)', 'errors'], rows)}
 `;
