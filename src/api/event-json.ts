@@ -14,6 +14,10 @@ export function eventJson(event: EventRecord): Record<string, unknown> {
   if (event.supersedes) json['supersedes'] = event.supersedes;
   if (event.superseded_by) json['superseded_by'] = event.superseded_by;
   if (event.changes?.length) json['changes'] = event.changes;
+  if (event.created_by) json['created_by'] = event.created_by;
+  if (event.created_at) json['created_at'] = event.created_at;
+  if (event.reverted_by) json['reverted_by'] = event.reverted_by;
+  if (event.reverted_at) json['reverted_at'] = event.reverted_at;
   return json;
 }
 

@@ -522,7 +522,6 @@ export class LevelTimelineStore implements TimelineStore {
   }
 
   async revert(timelineId: string, manipulatedEventId: string, actor: string): Promise<RevertResult> {
-    void actor;
     return this.write(timelineId, async (state, chain) => {
       const found = await this.resolve(chain, manipulatedEventId);
       if (!found) throw new ApiError('not_found', `event "${manipulatedEventId}" not found on timeline "${timelineId}"`);
@@ -545,7 +544,7 @@ export class LevelTimelineStore implements TimelineStore {
         );
       }
       const here = state.record.level;
-      const reverted: EventRecord = { ...manipulated, timeline_id: timelineId, status: 'reverted' };
+      const reverted: EventRecord = { ...manipulated, timeline_id: timelineId, status: 'reverted', reverted_by: actor, reverted_at: isoNow() };
       const restored: EventRecord = { ...originalFound.record, timeline_id: timelineId };
       delete restored.superseded_by;
       await this.commitVersions(

@@ -37,6 +37,9 @@ export interface EventRecord {
   traveller?: string;
   created_by?: string;
   created_at?: string;
+  /** On a reverted manipulation: who reverted it, and when. */
+  reverted_by?: string;
+  reverted_at?: string;
 }
 
 export interface TimelineRecord {

@@ -113,6 +113,12 @@ rest('revert-event with only event_id, as the spec shows it, reverts on the time
     body: { event_id: target.event_id, new_outcome: { description: 'moved', changes: [{ action: 'reschedule', time: '1790-07-14T00:00:00Z' }] }, timeline_id: timelineId },
   });
   assert.is(manipulated.status, 200, manipulated.text);
+  const moved = await call(server, 'GET', '/v1/search-events', {
+    body: { location: PARIS_1789.location, time_range: '1790-01-01T00:00:00Z/1791-01-01T00:00:00Z', timeline_id: timelineId },
+  });
+  const written = moved.json.events.find((e: { event_id: string }) => e.event_id === manipulated.json.new_event_id);
+  assert.is(written.created_by, 'admin', 'the event says who wrote it');
+  assert.match(written.created_at, /^\d{4}-\d\d-\d\dT/);
 
   const reverted = await call(server, 'POST', '/v1/revert-event', { body: { event_id: manipulated.json.new_event_id } });
   assert.is(reverted.status, 200, reverted.text);

@@ -181,11 +181,17 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
   test('revert restores the original and rejects non-manipulations and repeats', async ({ store }) => {
     const event = await addEvent(store, 'primary', '1969-07-20T20:17:40Z', 'Mare Tranquillitatis, Moon');
     const { created } = await store.manipulate('primary', event.event_id, { description: 'aborted landing', changes: [{ action: 'cancel', time: at('1969-07-20T20:00:00Z') }] }, 'u');
+    assert.is(created.created_by, 'u', 'a manipulation records who made it');
+    assert.type(created.created_at, 'string');
     await rejects(store.revert('primary', event.event_id, 'u'), 'failed_precondition', /not a manipulation/);
     await rejects(store.revert('primary', 'evt_nope', 'u'), 'not_found', /evt_nope/);
-    const { reverted, restored } = await store.revert('primary', created.event_id, 'u');
+    const { reverted, restored } = await store.revert('primary', created.event_id, 'reviewer');
     assert.is(reverted.event_id, created.event_id);
     assert.is(reverted.status, 'reverted');
+    assert.is(reverted.created_by, 'u', 'still says who made the manipulation');
+    assert.is(reverted.reverted_by, 'reviewer', 'and who reverted it');
+    assert.type(reverted.reverted_at, 'string');
+    assert.equal(await store.getEvent('primary', created.event_id), reverted, 'as stored');
     assert.is(restored.event_id, event.event_id);
     assert.is(restored.status, 'original');
     assert.is(restored.superseded_by, undefined);

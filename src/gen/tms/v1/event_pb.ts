@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tms/v1/event.proto.
  */
 export const file_tms_v1_event: GenFile = /*@__PURE__*/
-  fileDesc("ChJ0bXMvdjEvZXZlbnQucHJvdG8SBnRtcy52MSLPAQoFRXZlbnQSEAoIZXZlbnRfaWQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDAoEdGltZRgDIAEoCRIQCghsb2NhdGlvbhgEIAEoCRIOCgZjYXVzZXMYBSADKAkSDgoGc3RhdHVzGAYgASgJEhMKC3RpbWVsaW5lX2lkGAcgASgJEhIKCnN1cGVyc2VkZXMYCCABKAkSFQoNc3VwZXJzZWRlZF9ieRgJIAEoCRIfCgdjaGFuZ2VzGAogAygLMg4udG1zLnYxLkNoYW5nZSImCgZDaGFuZ2USDgoGYWN0aW9uGAEgASgJEgwKBHRpbWUYAiABKAkiRAoMRXZlbnRPdXRjb21lEhMKC2Rlc2NyaXB0aW9uGAEgASgJEh8KB2NoYW5nZXMYAiADKAsyDi50bXMudjEuQ2hhbmdlYgZwcm90bzM");
+  fileDesc("ChJ0bXMvdjEvZXZlbnQucHJvdG8SBnRtcy52MSKhAgoFRXZlbnQSEAoIZXZlbnRfaWQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSDAoEdGltZRgDIAEoCRIQCghsb2NhdGlvbhgEIAEoCRIOCgZjYXVzZXMYBSADKAkSDgoGc3RhdHVzGAYgASgJEhMKC3RpbWVsaW5lX2lkGAcgASgJEhIKCnN1cGVyc2VkZXMYCCABKAkSFQoNc3VwZXJzZWRlZF9ieRgJIAEoCRIfCgdjaGFuZ2VzGAogAygLMg4udG1zLnYxLkNoYW5nZRISCgpjcmVhdGVkX2J5GAsgASgJEhIKCmNyZWF0ZWRfYXQYDCABKAkSEwoLcmV2ZXJ0ZWRfYnkYDSABKAkSEwoLcmV2ZXJ0ZWRfYXQYDiABKAkiJgoGQ2hhbmdlEg4KBmFjdGlvbhgBIAEoCRIMCgR0aW1lGAIgASgJIkQKDEV2ZW50T3V0Y29tZRITCgtkZXNjcmlwdGlvbhgBIAEoCRIfCgdjaGFuZ2VzGAIgAygLMg4udG1zLnYxLkNoYW5nZWIGcHJvdG8z");
 
 /**
  * Something that happens at one time and place on a timeline.
@@ -83,6 +83,33 @@ export type Event = Message<"tms.v1.Event"> & {
    * @generated from field: repeated tms.v1.Change changes = 10;
    */
   changes: Change[];
+
+  /**
+   * The account that wrote this version (a manipulation, revert, insertion or arrival); empty for catalogue
+   * and generated events.
+   *
+   * @generated from field: string created_by = 11;
+   */
+  createdBy: string;
+
+  /**
+   * When this version was written (ISO 8601 UTC); empty for catalogue and generated events.
+   *
+   * @generated from field: string created_at = 12;
+   */
+  createdAt: string;
+
+  /**
+   * On a reverted manipulation: the account that reverted it, and when.
+   *
+   * @generated from field: string reverted_by = 13;
+   */
+  revertedBy: string;
+
+  /**
+   * @generated from field: string reverted_at = 14;
+   */
+  revertedAt: string;
 };
 
 /**
