@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Bearer secrets look like `tms_key_<16 hex>_<43 base64url>` (API keys) or `tms_ses_<16 hex>_<43 base64url>`
@@ -35,8 +35,9 @@ export function derivedKeyId(tokenHash: Uint8Array): string {
   return PREFIX.key + Buffer.from(tokenHash.buffer, tokenHash.byteOffset, ID_HEX_LENGTH / 2).toString('hex');
 }
 
+/** One-shot hashing: no Hash object per request for the garbage collector to finalise. */
 export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 /** Both sides are SHA-256 digests (same length), so the comparison time does not depend on the secret. */
