@@ -1,7 +1,8 @@
 // A seeded random causal graph with every kind of paradox in it, built straight into typed arrays.
 import type { CausalGraph } from '../../src/analysis/causal-graph.ts';
 
-function generator(seed: number): () => number {
+/** A deterministic xorshift source in [0, 1), so a failure can be replayed from its seed. */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0 || 1;
   return () => {
     state ^= state << 13;
@@ -13,7 +14,7 @@ function generator(seed: number): () => number {
 
 /** `count` events about 1 s apart; ~`linksPerEvent` causes each, mostly earlier ones, a few later. */
 export function randomGraph(count: number, linksPerEvent: number, seed: number): CausalGraph {
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const causeOffsets = new Int32Array(count + 1);
   const targets: number[] = [];
   for (let event = 0; event < count; event++) {

@@ -6,21 +6,12 @@ import type { CausalGraph } from '../../src/analysis/causal-graph.ts';
 import { buildCausalGraph, buildCausalGraphInSlices, concatSnapshots } from '../../src/store/causal-graph-builder.ts';
 import { decodeSnapshot, decodeSnapshotInSlices, encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from '../../src/store/genesis-snapshot.ts';
 import type { EventRecord } from '../../src/store/types.ts';
+import { seededRandom } from '../analysis/random-graph.ts';
 
-/** A deterministic pseudo-random source, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 4_294_967_296;
-  };
-}
 
 /** `count` genesis events with ids of 1- to 4-byte UTF-8 characters, 0–3 causes each, some outside the snapshot. */
 function snapshotOf(count: number, seed: number, prefix = ''): GenesisSnapshot {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const accumulator = new GenesisAccumulator();
   const id = (i: number) => `${prefix}${['e', 'é', 'ев', '事件', '🕰'][i % 5]}-${i}`;
   for (let i = 0; i < count; i++) {
@@ -74,7 +65,7 @@ const building = suite('causal graph built in slices');
 
 /** Changes on top of a snapshot: manipulations (some chained), cancellations, reverts and new events. */
 function changesOf(genesis: GenesisSnapshot, seed: number): Map<string, EventRecord> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const changed = new Map<string, EventRecord>();
   const record = (id: string, fields: Partial<EventRecord> = {}): EventRecord => ({
     event_id: id,
