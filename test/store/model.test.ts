@@ -175,7 +175,8 @@ async function runScenario(genesis: number, ops: Op[], memoryScanLimit: number):
             continue;
           }
           const { reverted, restored } = await attempt;
-          assert.equal(reverted, { ...current!, timeline_id: timeline.id, status: 'reverted' });
+          assert.type(reverted.reverted_at, 'string', 'a revert records when');
+          assert.equal(reverted, { ...current!, timeline_id: timeline.id, status: 'reverted', reverted_by: 'm', reverted_at: reverted.reverted_at });
           const original = { ...visible.get(current!.supersedes!)!, timeline_id: timeline.id };
           delete original.superseded_by;
           assert.equal(restored, original);
