@@ -389,7 +389,7 @@ export class LevelTimelineStore implements TimelineStore {
     const chain = this.readChain(state);
     const startHex = startKey ? Buffer.from(startKey).toString('hex') : '';
     const endHex = endKey ? Buffer.from(endKey).toString('hex') : '';
-    const cacheKey = `${this.chainVersion(chain)}|${words.join(' ')}|${startHex}|${endHex}|${limit}|${query.cursor ?? ''}`;
+    const cacheKey = `${this.stamp(chain)}|${words.join(' ')}|${startHex}|${endHex}|${limit}|${query.cursor ?? ''}`;
     const cached = this.searchCache.get(cacheKey);
     if (cached) return cached;
 
@@ -401,20 +401,10 @@ export class LevelTimelineStore implements TimelineStore {
     const scanLimit = this.options.memoryScanLimit ?? MEMORY_SCAN_LIMIT;
     const inMemory = (level: number): boolean => !this.registry.hasGenesis(level) && this.versions.changeCount(level) <= scanLimit;
     const result = await searchChain(this.kv, this.versions, chain, { words, startKey, endKey, after, limit, frequency, inMemory });
-    const page: SearchPage = { events: result.events.map(freezeRecord) };
+    const page: SearchPage = { events: Object.freeze(result.events.map(freezeRecord)) as EventRecord[] };
     if (result.nextAfter) page.nextCursor = encodeCursor(fingerprint, result.nextAfter);
     this.searchCache.set(cacheKey, Object.freeze(page));
     return page;
-  }
-
-  /** Identifies what a read through this (capped) chain can see: any commit on any of its levels changes it. */
-  private chainVersion(chain: ChainLink[]): string {
-    let version = '';
-    for (const { level, cap } of chain) {
-      const record = this.registry.atLevel(level)?.record;
-      version += `${level}:${cap}:${record?.revision ?? 0}:${record?.genesis_count ?? 0}/`;
-    }
-    return version;
   }
 
   // ---------------------------------------------------------------- writes

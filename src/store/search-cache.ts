@@ -1,13 +1,14 @@
 import type { SearchPage } from './types.ts';
 
 /**
- * Recently served search pages, least recently used out first, bounded by the events they hold. Keys
- * carry the read chain's version (see `LevelTimelineStore.chainVersion`), so a write anywhere in the
- * chain makes the old entries unreachable and they age out; nothing is ever served stale.
+ * Recently served search pages, least recently used out first, within a budget of events held (an empty
+ * page counts as one, so pages that found nothing cannot pile up). Keys carry the read chain's version
+ * (see `LevelTimelineStore.search`), so a write anywhere in the chain makes the old entries unreachable
+ * and they age out; nothing is ever served stale.
  */
 export class SearchPageCache {
   private readonly pages = new Map<string, SearchPage>();
-  private heldEvents = 0;
+  private held = 0;
 
   /** Pages larger than `maxPageEvents` are scans, not lookups worth keeping: they are not cached. */
   constructor(
@@ -25,18 +26,19 @@ export class SearchPageCache {
   }
 
   set(key: string, page: SearchPage): void {
-    if (page.events.length > Math.min(this.maxEvents, this.maxPageEvents)) return;
+    const weight = weightOf(page);
+    if (this.maxEvents <= 0 || page.events.length > this.maxPageEvents || weight > this.maxEvents) return;
     const previous = this.pages.get(key);
     if (previous) {
       this.pages.delete(key);
-      this.heldEvents -= previous.events.length;
+      this.held -= weightOf(previous);
     }
     this.pages.set(key, page);
-    this.heldEvents += page.events.length;
+    this.held += weight;
     for (const [oldest, evicted] of this.pages) {
-      if (this.heldEvents <= this.maxEvents) break;
+      if (this.held <= this.maxEvents) break;
       this.pages.delete(oldest);
-      this.heldEvents -= evicted.events.length;
+      this.held -= weightOf(evicted);
     }
   }
 
@@ -44,3 +46,5 @@ export class SearchPageCache {
     return this.pages.size;
   }
 }
+
+const weightOf = (page: SearchPage): number => Math.max(1, page.events.length);

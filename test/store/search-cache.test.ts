@@ -23,13 +23,24 @@ test('the page cache keeps the most recently used pages within its event budget'
   assert.is(cache.size, 2);
 });
 
+test('pages that found nothing count too, so they cannot pile up', () => {
+  const cache = new SearchPageCache(3);
+  for (let i = 0; i < 100; i++) cache.set(`empty ${i}`, page(0));
+  assert.is(cache.size, 3);
+  assert.ok(cache.get('empty 99'));
+  assert.is(cache.get('empty 0'), undefined);
+});
+
 test('the page cache skips scans (pages over its page limit) and is off at 0', () => {
   const cache = new SearchPageCache(1000, 100);
   cache.set('scan', page(101));
   assert.is(cache.get('scan'), undefined);
   const off = new SearchPageCache(0);
   off.set('a', page(1));
+  off.set('b', page(0));
   assert.is(off.get('a'), undefined);
+  assert.is(off.get('b'), undefined);
+  assert.is(off.size, 0);
 });
 
 async function withStore(run: (store: LevelTimelineStore) => Promise<void>): Promise<void> {
@@ -79,6 +90,8 @@ test('cached pages cannot be changed by a caller', () =>
     assert.throws(() => {
       (result.events[0] as { description: string }).description = 'changed';
     });
+    assert.throws(() => result.events.push(result.events[0]!), 'nor the list of events');
+    assert.is((await store.search('primary', query)).events.length, 1);
     assert.is((await store.search('primary', query)).events[0]!.description, 'founding');
   }),
 );
