@@ -91,7 +91,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     metrics,
   });
   const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
-  const server = createOnePortServer(handler, tls);
+  const server = createOnePortServer(handler, { ...(tls && { tls }), requestTimeoutMs: config.requestTimeoutMs });
   const { port } = await server.listen(config.port, config.host);
   readiness.ready = true;
   health.setStatus('', 'SERVING');

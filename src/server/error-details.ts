@@ -12,11 +12,18 @@ export interface TypedDetail {
   value: MessageShape<DescMessage>;
 }
 
-/** The detail as its protobuf message, or undefined for a type no proto file declares. */
+/**
+ * The detail as its protobuf message; undefined for a type no proto file declares, or a `debug` that does
+ * not fit its message (the detail then travels as JSON only: an error report must never fail itself).
+ */
 export function typedDetail(detail: ErrorDetail): TypedDetail | undefined {
   const desc = registry.getMessage(detail.type);
   if (!desc) return undefined;
-  return { desc, value: fromJson(desc, detail.debug as JsonValue, { ignoreUnknownFields: true }) };
+  try {
+    return { desc, value: fromJson(desc, detail.debug as JsonValue, { ignoreUnknownFields: true }) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Connect's error JSON form of a detail: type, base64 of the binary message (unpadded), and readable debug. */

@@ -42,7 +42,10 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     const match = deps.restRouter.match(method, path);
     if (match.kind === 'found') {
       state.protocol = 'rest';
-      void serveRest(req, res, match.route, match.params, q === -1 ? '' : url.slice(q + 1), state, deps);
+      serveRest(req, res, match.route, match.params, q === -1 ? '' : url.slice(q + 1), state, deps).catch((error: unknown) => {
+        deps.logger.error({ err: error, req_id: requestId }, 'REST handler failed');
+        if (!res.headersSent) sendError(res, new ApiError('internal', 'internal error (see the server log for this request id)'));
+      });
       return;
     }
     if (match.kind === 'wrong_method') {

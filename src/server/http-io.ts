@@ -1,13 +1,14 @@
 import type { AnyRequest, AnyResponse } from './one-port.ts';
 import { ApiError } from '../domain/errors.ts';
+import { isReusable } from '../api/reusable-output.ts';
 import { errorBody, httpStatusOf, retryAfterSeconds } from './errors.ts';
 
 const encoded = new WeakMap<object, string>();
 
-/** JSON text of a body; a frozen body cannot change, so its text is kept for the next response that sends it. */
+/** JSON text of a body; a reusable body never changes, so its text is kept for the next response that sends it. */
 function jsonText(body: unknown): string {
   if (typeof body === 'string') return body;
-  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return JSON.stringify(body);
+  if (!isReusable(body)) return JSON.stringify(body);
   let text = encoded.get(body);
   if (text === undefined) {
     text = JSON.stringify(body);

@@ -28,7 +28,14 @@ const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
  * ALPN, so the first bytes of each connection decide: the HTTP/2 preface goes to the h2 server, anything
  * else to the HTTP/1.1 server. With TLS, ALPN does it and `allowHTTP1` is enough.
  */
-export function createOnePortServer(handler: RequestHandler, tls?: { cert: Buffer; key: Buffer }): OnePortServer {
+export interface OnePortOptions {
+  tls?: { cert: Buffer; key: Buffer };
+  /** HTTP/1.1: the whole request (headers and body) must arrive within this (Node answers 408 beyond). */
+  requestTimeoutMs?: number;
+}
+
+export function createOnePortServer(handler: RequestHandler, options: OnePortOptions = {}): OnePortServer {
+  const { tls } = options;
   let inFlight = 0;
   const tracked: RequestHandler = (req, res) => {
     inFlight++;
@@ -45,7 +52,7 @@ export function createOnePortServer(handler: RequestHandler, tls?: { cert: Buffe
   if (tls) {
     front = createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, tracked);
   } else {
-    h1 = createHttpServer({ keepAliveTimeout: 65_000 }, tracked);
+    h1 = createHttpServer({ keepAliveTimeout: 65_000, ...(options.requestTimeoutMs && { requestTimeout: options.requestTimeoutMs }) }, tracked);
     h2 = createHttp2Server({}, tracked);
     h2.on('session', (session: ServerHttp2Session) => {
       sessions.add(session);

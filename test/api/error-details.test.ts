@@ -8,6 +8,9 @@ import { TimelineService } from '../../src/gen/tms/v1/timeline_service_pb.ts';
 import { FieldViolationSchema } from '../../src/gen/tms/v1/error_details_pb.ts';
 import { ParadoxSchema } from '../../src/gen/tms/v1/paradox_pb.ts';
 import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
+import { detailJson, typedDetail } from '../../src/server/error-details.ts';
+import { toConnectError } from '../../src/server/errors.ts';
+import { ApiError } from '../../src/domain/errors.ts';
 
 const details = suite<{ server: TestServer; branch: string }>('typed error details on every face');
 details.before(async (ctx) => {
@@ -90,5 +93,12 @@ for (const face of ['Connect', 'gRPC'] as const) {
     assert.is(timeline.timeline?.revision, 0, 'nothing was written');
   });
 }
+
+details('a detail whose debug does not fit its message still travels, as JSON only', () => {
+  const odd = { type: 'tms.v1.RetryInfo', debug: { retry_after_seconds: 'soon' } };
+  assert.is(typedDetail(odd), undefined);
+  assert.equal(detailJson(odd), { type: 'tms.v1.RetryInfo', debug: { retry_after_seconds: 'soon' } });
+  assert.is(toConnectError(new ApiError('resource_exhausted', 'slow down', [odd])).details.length, 0);
+});
 
 details.run();

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, startTestServer, type TestServer } from '../support/server.ts';
+import { connect } from 'node:net';
+import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
 import { grpcCall } from '../support/grpc.ts';
 
 // A login against the first-start admin verifies a password with the production scrypt cost (~0.6 s on
@@ -28,6 +29,27 @@ limits('gRPC: the same limit gives DEADLINE_EXCEEDED', async ({ server, username
   const res = await grpcCall(server.port, 'tms.v1.AccountService.Login', { username, password: 'not the password' }, null);
   assert.is(res.codeName, 'deadline_exceeded');
   assert.match(res.message, /not finished within 100 ms/);
+});
+
+limits('REST: a body that never finishes arriving also meets the deadline', async ({ server }) => {
+  const socket = connect(server.port, '127.0.0.1');
+  const answer = new Promise<string>((resolve) => {
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk.toString();
+      if (text.includes('\r\n\r\n') && text.includes('}')) resolve(text);
+    });
+  });
+  socket.write(
+    'POST /v1/create-timeline HTTP/1.1\r\nHost: tms\r\nAuthorization: Bearer ' + ADMIN_KEY +
+      '\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"base_timeline_id": ',
+  );
+  const text = await answer;
+  socket.destroy();
+  assert.match(text, /^HTTP\/1\.1 504 /);
+  assert.match(text, /"code":"deadline_exceeded"/);
+  const list = await call(server, 'GET', '/v1/timelines');
+  assert.is(list.json.timelines.length, 1, 'nothing was created');
 });
 
 limits('fast requests are unaffected by the timeout', async ({ server }) => {

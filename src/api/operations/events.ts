@@ -11,6 +11,7 @@ import { eventJson } from '../event-json.ts';
 import { invalidArgument } from '../../domain/errors.ts';
 import { locationWords } from '../../store/location-words.ts';
 import { safetyCheck } from './safety-check.ts';
+import { markReusable } from '../reusable-output.ts';
 
 export const searchInput = z.strictObject({
   location: blankAsMissing(textField(500).optional()),
@@ -44,11 +45,12 @@ export async function searchEvents(deps: OperationDeps, ctx: RequestContext, que
 
 const outputs = new WeakMap<SearchPage, object>();
 
-/** A page the store serves again (from its cache) gets the same frozen output, so faces can reuse its encoding. */
+/** A page the store serves again (from its cache) gets the same frozen output, whose encoding faces may reuse. */
 function searchOutput(page: SearchPage): object {
   let output = outputs.get(page);
   if (!output) {
-    output = Object.freeze({ events: page.events.map((event) => Object.freeze(eventJson(event))), next_page_token: page.nextCursor ?? '' });
+    const events = Object.freeze(page.events.map((event) => Object.freeze(eventJson(event))));
+    output = markReusable(Object.freeze({ events, next_page_token: page.nextCursor ?? '' }));
     outputs.set(page, output);
   }
   return output;

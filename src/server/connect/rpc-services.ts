@@ -6,6 +6,7 @@ import type { RequestState } from '../request-state.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { parseInput } from '../../api/validation.ts';
 import { withDeadline } from '../../api/deadline.ts';
+import { isReusable } from '../../api/reusable-output.ts';
 import { toApiError, toConnectError } from '../errors.ts';
 
 /** Per-request values the Node adapter hands to every RPC handler. */
@@ -73,11 +74,11 @@ function unaryHandler(rpc: string, method: DescMethod, { operations, gate, reque
 const messages = new WeakMap<object, Map<DescMethod, Message>>();
 
 /**
- * A frozen output (a search page served again) cannot change, so its decoded message is kept with it,
+ * A reusable output (a search page served again) never changes, so its decoded message is kept with it,
  * per method: two RPCs may share an output but not a response type.
  */
 function responseMessage(method: DescMethod, output: object): Message {
-  if (!Object.isFrozen(output)) return fromJson(method.output, output as JsonValue);
+  if (!isReusable(output)) return fromJson(method.output, output as JsonValue);
   let byMethod = messages.get(output);
   if (!byMethod) messages.set(output, (byMethod = new Map()));
   let message = byMethod.get(method);

@@ -35,10 +35,15 @@ export async function serveRest(
     state.account = principal.account;
     const operation = deps.operations.get(route.rpc);
     if (!operation) throw new ApiError('unimplemented', `${route.rpc} is not implemented yet`);
-    const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
-    const fields = mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
-    const input = parseInput(operation.input, fields);
-    const output = await withDeadline(operation.run({ principal, requestId: state.requestId, client, authorization }, input), deps.requestTimeoutMs);
+    // The deadline covers reading the body too: a client trickling it cannot hold the request longer.
+    const output = await withDeadline(
+      (async () => {
+        const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
+        const fields = mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
+        return operation.run({ principal, requestId: state.requestId, client, authorization }, parseInput(operation.input, fields));
+      })(),
+      deps.requestTimeoutMs,
+    );
     state.code = 'ok';
     sendJson(res, 200, output, { 'x-request-id': state.requestId });
   } catch (thrown) {
