@@ -168,8 +168,15 @@ export class AccessControl {
     const name = username.trim().toLowerCase().slice(0, 128);
     const attempt = this.throttle.begin(name, client);
     const account = this.accounts.get(name);
-    const stored = account?.password_hash ?? (await this.hashForUnknownUsers());
-    const matches = password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(password, stored));
+    let matches: boolean;
+    try {
+      const stored = account?.password_hash ?? (await this.hashForUnknownUsers());
+      matches = password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(password, stored));
+    } catch (error) {
+      // Settle the attempt, or its pre-counted failure would hold the limit until the entry is evicted.
+      attempt.failed();
+      throw error;
+    }
     // The account may have been removed while the password was being checked.
     const current = this.accounts.get(name);
     if (!matches || account === undefined || current !== account) {

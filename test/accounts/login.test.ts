@@ -57,6 +57,24 @@ test('logged-out sessions stay logged out after a restart', async ({ h }) => {
   assert.is((await apiError(() => h.access.logout(session.token))).code, 'unauthenticated');
 });
 
+test('a login that fails inside the password check still settles: the account locks for a while, not for ever', async ({ h }) => {
+  // A damaged stored hash makes the check itself throw (the record is changed in memory to simulate it).
+  const accounts = (h.access as unknown as { accounts: Map<string, { password_hash: string }> }).accounts;
+  accounts.get('alice')!.password_hash = 'damaged';
+  const failure = (client: string) =>
+    h.access.login('alice', 'correct horse battery', client).then(
+      () => assert.unreachable('a damaged hash cannot log in'),
+      (error: Error & { code?: string }) => error,
+    );
+  for (let i = 0; i < 10; i++) {
+    const error = await failure(`10.0.1.${i}`);
+    assert.match(error.message, /unknown format/, `attempt ${i + 1} is checked`);
+  }
+  assert.is((await failure('10.0.2.1')).code, 'resource_exhausted');
+  h.clock.advance(60_000);
+  assert.match((await failure('10.0.2.2')).message, /unknown format/, 'the lock ended: the password is checked again');
+});
+
 test('an unknown user and a wrong password get the very same 401', async ({ h }) => {
   const unknown = await apiError(() => h.access.login('mallory', 'correct horse battery', '10.0.0.1'));
   const wrong = await apiError(() => h.access.login('alice', 'wrong horse battery', '10.0.0.2'));
