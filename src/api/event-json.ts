@@ -1,7 +1,16 @@
+import type { Principal } from '../accounts/principal.ts';
 import type { EventRecord, TimelineRecord } from '../store/types.ts';
+import { hasScope } from '../accounts/principal.ts';
 
-/** The `tms.v1.Event` JSON for a stored event (empty fields left out, as proto JSON does). */
-export function eventJson(event: EventRecord): Record<string, unknown> {
+/**
+ * Who may see the account names on an event: admins, and each author for their own writes. Everyone else
+ * sees when an event was written but not by whom (account names are not public).
+ */
+export const seesAuthor = (viewer: Principal, author: string | undefined): boolean =>
+  author !== undefined && (author === viewer.account || hasScope(viewer, 'admin'));
+
+/** The `tms.v1.Event` JSON for a stored event as `viewer` may see it (empty fields left out, as proto JSON does). */
+export function eventJson(event: EventRecord, viewer: Principal): Record<string, unknown> {
   const json: Record<string, unknown> = {
     event_id: event.event_id,
     description: event.description,
@@ -14,9 +23,9 @@ export function eventJson(event: EventRecord): Record<string, unknown> {
   if (event.supersedes) json['supersedes'] = event.supersedes;
   if (event.superseded_by) json['superseded_by'] = event.superseded_by;
   if (event.changes?.length) json['changes'] = event.changes;
-  if (event.created_by) json['created_by'] = event.created_by;
+  if (event.created_by && seesAuthor(viewer, event.created_by)) json['created_by'] = event.created_by;
   if (event.created_at) json['created_at'] = event.created_at;
-  if (event.reverted_by) json['reverted_by'] = event.reverted_by;
+  if (event.reverted_by && seesAuthor(viewer, event.reverted_by)) json['reverted_by'] = event.reverted_by;
   if (event.reverted_at) json['reverted_at'] = event.reverted_at;
   return json;
 }

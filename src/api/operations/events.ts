@@ -3,6 +3,8 @@ import type { OperationDeps } from '../deps.ts';
 import type { RequestContext } from '../operation.ts';
 import type { Instant, Interval } from '../../time/index.ts';
 import type { SearchPage } from '../../store/types.ts';
+import type { Principal } from '../../accounts/principal.ts';
+import { hasScope } from '../../accounts/principal.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, booleanField, idField, instantField, intervalField, pageSizeField, pageTokenField, textField, timelineIdField } from '../fields.ts';
 import { PRIMARY, requireTimeline } from '../timeline-access.ts';
@@ -40,18 +42,24 @@ export async function searchEvents(deps: OperationDeps, ctx: RequestContext, que
     pageSize,
     cursor: query.page_token,
   });
-  return searchOutput(page);
+  return searchOutput(page, ctx.principal);
 }
 
-const outputs = new WeakMap<SearchPage, object>();
+const outputs = new WeakMap<SearchPage, Map<string, object>>();
 
-/** A page the store serves again (from its cache) gets the same frozen output, whose encoding faces may reuse. */
-function searchOutput(page: SearchPage): object {
-  let output = outputs.get(page);
+/**
+ * A page the store serves again (from its cache) gets the same frozen output for the same audience
+ * (admins; or one account, which sees its own authorship), and faces may reuse its encoding.
+ */
+function searchOutput(page: SearchPage, viewer: Principal): object {
+  const audience = hasScope(viewer, 'admin') ? '' : viewer.account;
+  let byAudience = outputs.get(page);
+  if (!byAudience) outputs.set(page, (byAudience = new Map()));
+  let output = byAudience.get(audience);
   if (!output) {
-    const events = Object.freeze(page.events.map((event) => Object.freeze(eventJson(event))));
+    const events = Object.freeze(page.events.map((event) => Object.freeze(eventJson(event, viewer))));
     output = markReusable(Object.freeze({ events, next_page_token: page.nextCursor ?? '' }));
-    outputs.set(page, output);
+    byAudience.set(audience, output);
   }
   return output;
 }
@@ -101,7 +109,7 @@ export async function manipulateEvent(deps: OperationDeps, ctx: RequestContext, 
     ...(happens ? { time: created.time } : {}),
     original_event_id: original.event_id,
     timeline_id: request.timeline_id,
-    event: eventJson(created),
+    event: eventJson(created, ctx.principal),
   };
 }
 

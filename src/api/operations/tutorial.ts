@@ -56,8 +56,8 @@ async function travel(deps: OperationDeps, ctx: RequestContext, input: z.output<
   });
   return {
     status: `Arrived at ${input.location} on ${arrival.time}`,
-    arrival: eventJson(arrival),
-    nearby_events: page.events.filter((e) => e.event_id !== arrival.event_id).map(eventJson),
+    arrival: eventJson(arrival, ctx.principal),
+    nearby_events: page.events.filter((e) => e.event_id !== arrival.event_id).map((event) => eventJson(event, ctx.principal)),
   };
 }
 
@@ -94,13 +94,13 @@ async function checkTimeline(deps: OperationDeps, ctx: RequestContext, input: z.
     return { status: `No event matching "${input.significant_event}" exists on primary`, state: 'absent', differences: [] };
   }
   const standing = await standingVersion(deps, input.timeline_id, original.event_id);
-  const primaryEvent = eventJson(original);
+  const primaryEvent = eventJson(original, ctx.principal);
   if (!standing || standing.status === 'cancelled' || standing.status === 'reverted') {
     return {
       status: `Event "${original.event_id}" no longer happens on timeline "${input.timeline_id}"`,
       state: 'absent',
       primary_event: primaryEvent,
-      ...(standing ? { event: eventJson(standing) } : {}),
+      ...(standing ? { event: eventJson(standing, ctx.principal) } : {}),
       differences: [],
     };
   }
@@ -113,7 +113,7 @@ async function checkTimeline(deps: OperationDeps, ctx: RequestContext, input: z.
   return {
     status: `Event "${original.event_id}" is ${state} on timeline "${input.timeline_id}"`,
     state,
-    event: eventJson(standing),
+    event: eventJson(standing, ctx.principal),
     primary_event: primaryEvent,
     differences,
   };

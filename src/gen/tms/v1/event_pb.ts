@@ -85,22 +85,22 @@ export type Event = Message<"tms.v1.Event"> & {
   changes: Change[];
 
   /**
-   * The account that wrote this version (a manipulation, revert, insertion or arrival); empty for catalogue
-   * and generated events.
+   * The account that made this event (a manipulation, an insertion or an arrival); empty for catalogue and
+   * generated events. Shown only to admins and to that account itself.
    *
    * @generated from field: string created_by = 11;
    */
   createdBy: string;
 
   /**
-   * When this version was written (ISO 8601 UTC); empty for catalogue and generated events.
+   * When this event was made (ISO 8601 UTC); empty for catalogue and generated events.
    *
    * @generated from field: string created_at = 12;
    */
   createdAt: string;
 
   /**
-   * On a reverted manipulation: the account that reverted it, and when.
+   * On a reverted manipulation: the account that reverted it (shown only to admins and that account), and when.
    *
    * @generated from field: string reverted_by = 13;
    */
