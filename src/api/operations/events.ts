@@ -7,10 +7,10 @@ import type { Principal } from '../../accounts/principal.ts';
 import { hasScope } from '../../accounts/principal.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, booleanField, idField, instantField, intervalField, pageSizeField, pageTokenField, textField, timelineIdField } from '../fields.ts';
-import { PRIMARY, requireTimeline } from '../timeline-access.ts';
+import { requireTimeline } from '../timeline-access.ts';
 import { canSee } from '../../accounts/authorization.ts';
 import { eventJson } from '../event-json.ts';
-import { invalidArgument } from '../../domain/errors.ts';
+import { invalidArgument, notFound } from '../../domain/errors.ts';
 import { locationWords } from '../../store/location-words.ts';
 import { safetyCheck } from './safety-check.ts';
 import { markReusable } from '../reusable-output.ts';
@@ -116,11 +116,15 @@ export async function manipulateEvent(deps: OperationDeps, ctx: RequestContext, 
 // Without timeline_id, revert finds the timeline the manipulation was made on (the spec's request has only event_id).
 export const revertInput = z.strictObject({ event_id: idField, timeline_id: blankAsMissing(idField.optional()) });
 
-/** The one timeline the caller can see on which the event was written; else primary (whose errors then apply). */
+/** The one timeline the caller can see on which the event was written; none is the same as an unknown event. */
 function madeOn(deps: OperationDeps, ctx: RequestContext, eventId: string): string {
-  const visible = deps.store.timelinesWriting(eventId).filter((id) => canSee(ctx.principal, deps.store.timelineOwner(id) ?? ''));
+  const visible = deps.store.timelinesWriting(eventId).filter((id) => {
+    const owner = deps.store.timelineOwner(id);
+    return owner !== undefined && canSee(ctx.principal, owner);
+  });
   if (visible.length > 1) throw invalidArgument('timeline_id', `event "${eventId}" was written on several timelines (${visible.join(', ')}); name one`);
-  return visible[0] ?? PRIMARY;
+  if (visible.length === 0) throw notFound('event', eventId);
+  return visible[0]!;
 }
 
 export function eventOperations(deps: OperationDeps) {
