@@ -43,6 +43,11 @@ export class CausalGraphCache {
     });
   }
 
+  /** A deleted timeline's graph (tens of MB at 10^6 events) goes at once, not when it ages out. */
+  forget(timelineId: string): void {
+    this.entries.delete(timelineId);
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -331,6 +331,7 @@ export class LevelTimelineStore implements TimelineStore {
     this.versions.dropLevel(level);
     this.snapshots.delete(level);
     this.eventCounts.delete(timelineId);
+    this.graphs.forget(timelineId);
     await this.clearLevel(level);
   }
 

@@ -10,6 +10,7 @@ import type { CausalGraph } from '../../src/analysis/causal-graph.ts';
 import { analyseParadoxes } from '../../src/analysis/paradoxes.ts';
 import { AnalysisPool } from '../../src/analysis/pool.ts';
 import { LevelTimelineStore, type GenesisEvent } from '../../src/store/index.ts';
+import { CausalGraphCache } from '../../src/store/causal-graph-cache.ts';
 import { parseInstant } from '../../src/time/index.ts';
 
 interface Context {
@@ -67,6 +68,17 @@ async function freshRead(context: Context, timelineId: string): Promise<CausalGr
   await context.store.open();
   return (await context.store.readCausalGraph(timelineId)).graph;
 }
+
+cache('the cache drops a timeline at once when asked to forget it (a deleted timeline)', () => {
+  const graphs = new CausalGraphCache();
+  const graph = Promise.resolve({} as CausalGraph);
+  graphs.set('tl_a', 'stamp', [], graph);
+  graphs.set('tl_b', 'stamp', [], graph);
+  assert.is(graphs.get('tl_a', 'stamp', []), graph);
+  graphs.forget('tl_a');
+  assert.is(graphs.get('tl_a', 'stamp', []), undefined);
+  assert.is(graphs.size, 1);
+});
 
 cache('reads of an unchanged timeline share one graph; a read after each write reflects it', async (context) => {
   const { store } = context;
