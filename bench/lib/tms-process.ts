@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
+/** A 10^6-event store opens in well under a minute; beyond this something is wrong. */
+const READY_WITHIN_MS = 180_000;
 
 export interface ServerProcess {
   port: number;
@@ -22,9 +24,19 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   const out = openSync(logFile, 'w');
   const child = spawn(node, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
   closeSync(out);
+  const givesUpAt = Date.now() + READY_WITHIN_MS;
   return new Promise((resolve, reject) => {
     const poll = setInterval(() => {
-      const match = ready.exec(readFileSync(logFile, 'utf8'));
+      const seen = readFileSync(logFile, 'utf8');
+      const match = ready.exec(seen);
+      if (!match && Date.now() > givesUpAt) {
+        clearInterval(poll);
+        child.off('exit', early);
+        child.kill('SIGKILL');
+        rmSync(logDir, { recursive: true, force: true });
+        reject(new Error(`${args.join(' ')} was not ready within ${READY_WITHIN_MS / 1000} s:\n${seen}`));
+        return;
+      }
       if (!match) return;
       clearInterval(poll);
       child.off('exit', early);
@@ -43,7 +55,9 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
     }, 50);
     const early = (code: number | null) => {
       clearInterval(poll);
-      reject(new Error(`${args.join(' ')} exited (${code}) before it was ready:\n${readFileSync(logFile, 'utf8')}`));
+      const seen = readFileSync(logFile, 'utf8');
+      rmSync(logDir, { recursive: true, force: true });
+      reject(new Error(`${args.join(' ')} exited (${code}) before it was ready:\n${seen}`));
     };
     child.once('exit', early);
   });
