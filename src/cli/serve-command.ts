@@ -44,7 +44,8 @@ export function serveCommand(): Command {
       );
     }
     process.stdout.write(`tms: listening on ${app.url} (gRPC, gRPC-Web, Connect, REST)\n`);
-    process.stdout.write(`tms: console ${app.url}/console  ·  API description ${app.url}/openapi.json\n`);
+    // The try-it console is not built yet; point at what answers today rather than a page that 404s.
+    process.stdout.write(`tms: API description ${app.url}/openapi.json  ·  health ${app.url}/healthz\n`);
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;

@@ -1,0 +1,69 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call } from '../support/server.ts';
+
+interface Started {
+  port: number;
+  banner: string;
+  stop(): Promise<number | null>;
+}
+
+/** The real command `npm start` runs, on a data folder of our own, with no admin key given. */
+async function serve(dataDir: string): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, TMS_ADMIN_KEY: '' },
+  });
+  let banner = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      banner += chunk;
+      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(banner);
+      if (match && banner.includes('/openapi.json')) resolve(Number(match[1]));
+    });
+    child.once('exit', () => reject(new Error(`server exited early: ${banner}`)));
+  });
+  return {
+    port,
+    banner,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+test('first start prints the admin credentials once; they work; a restart does not print them again', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-first-start-'));
+  try {
+    const first = await serve(dataDir);
+    const key = /API key:\s+(\S+)/.exec(first.banner)?.[1];
+    const username = /username:\s+(\S+)/.exec(first.banner)?.[1];
+    const password = /password:\s+(\S+)/.exec(first.banner)?.[1];
+    assert.ok(key && username && password, `credentials printed:\n${first.banner}`);
+    assert.match(first.banner, /shown once/);
+    assert.match(first.banner, new RegExp(`API description http://127\\.0\\.0\\.1:${first.port}/openapi\\.json`));
+
+    const timelines = await call(first, 'GET', '/v1/timelines', { key });
+    assert.is(timelines.status, 200, timelines.text);
+    const seeded = await call(first, 'GET', '/v1/search-events', { key, body: { location: 'Paris', page_size: 1 } });
+    assert.is(seeded.json.events.length, 1, 'the catalogue is loaded');
+    const login = await call(first, 'POST', '/v1/login', { key: null, body: { username, password } });
+    assert.is(login.status, 200, login.text);
+    assert.is(await first.stop(), 0);
+
+    const again = await serve(dataDir);
+    assert.not.match(again.banner, /API key:|password:/);
+    assert.is((await call(again, 'GET', '/v1/timelines', { key })).status, 200, 'the key still works');
+    assert.is(await again.stop(), 0);
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test.run();
