@@ -9,12 +9,12 @@ export const PRIMARY = 'primary';
  * A timeline the caller may see, or `not_found` (never `permission_denied`: ids of other accounts'
  * timelines must not leak). `change` also requires the right to write to it.
  */
-export async function requireTimeline(
+export function requireTimeline(
   store: TimelineStore,
   principal: Principal,
   timelineId: string,
   access: 'read' | 'change',
-): Promise<void> {
+): void {
   const owner = store.timelineOwner(timelineId);
   if (owner === undefined || !canSee(principal, owner)) throw notFound('timeline', timelineId);
   if (access === 'change' && !canChange(principal, timelineId, owner)) {

@@ -32,7 +32,7 @@ export interface SearchQuery {
 }
 
 export async function searchEvents(deps: OperationDeps, ctx: RequestContext, query: SearchQuery): Promise<object> {
-  await requireTimeline(deps.store, ctx.principal, query.timeline_id, 'read');
+  requireTimeline(deps.store, ctx.principal, query.timeline_id, 'read');
   const pageSize = query.page_size ?? deps.config.defaultPageSize;
   if (pageSize > deps.config.maxPageSize) throw invalidArgument('page_size', `must be at most ${deps.config.maxPageSize}`);
   const page = await deps.store.search(query.timeline_id, {
@@ -89,7 +89,7 @@ export interface Manipulation {
 }
 
 export async function manipulateEvent(deps: OperationDeps, ctx: RequestContext, request: Manipulation): Promise<object> {
-  await requireTimeline(deps.store, ctx.principal, request.timeline_id, 'change');
+  requireTimeline(deps.store, ctx.principal, request.timeline_id, 'change');
   const description = request.description ?? (await deps.store.getEvent(request.timeline_id, request.event_id))?.description ?? '';
   const { original, created } = await deps.store.manipulate(
     request.timeline_id,
@@ -141,7 +141,7 @@ export function eventOperations(deps: OperationDeps) {
     ),
     'tms.v1.EventService.RevertEvent': defineOperation(revertInput, async (ctx, input) => {
       const timelineId = input.timeline_id ?? madeOn(deps, ctx, input.event_id);
-      await requireTimeline(deps.store, ctx.principal, timelineId, 'change');
+      requireTimeline(deps.store, ctx.principal, timelineId, 'change');
       const { restored } = await deps.store.revert(timelineId, input.event_id, ctx.principal.account);
       return { status: 'Event reverted successfully', original_event_id: restored.event_id, timeline_id: timelineId };
     }),
