@@ -41,10 +41,12 @@ export class ChainView {
 
   /**
    * A successor is overridden when the chain sees its predecessor (following `supersedes`) at a closer
-   * level that took its own version of the predecessor before the successor was created there: the base
-   * changed an event after the branch had changed it itself. (Successors older than the branch's own
-   * version are history the branch already saw, e.g. a manipulation reverted before the branch changed
-   * the event; an alternate's frozen levels are all older than its own writes.)
+   * level and any level closer than the successor took its own version of the predecessor before the
+   * successor was created: the base changed an event after that branch had changed it itself, and what
+   * a branch hides its own branches never see, even if they later write the predecessor themselves.
+   * (Successors older than a branch's own version are history the branch already saw, e.g. a manipulation
+   * reverted before the branch changed the event; an alternate's frozen levels are all older than its
+   * own writes.)
    */
   overridden(depth: number, eventId: string, info: VersionInfo): boolean {
     let successor = eventId;
@@ -53,9 +55,7 @@ export class ChainView {
     for (let step = 0; predecessor !== undefined && step < MAX_SUCCESSION; step++) {
       const found = this.visible(predecessor);
       if (!found) return false;
-      if (found.depth < successorDepth) {
-        return this.bornAt(successor) > this.firstLsn(found.depth, predecessor);
-      }
+      if (found.depth < successorDepth) return this.ownedBefore(successorDepth, predecessor, this.bornAt(successor));
       successor = predecessor;
       successorDepth = found.depth;
       predecessor = found.info.supersedes;
@@ -63,8 +63,14 @@ export class ChainView {
     return false;
   }
 
-  private firstLsn(depth: number, eventId: string): number {
-    return this.versions.list(this.chain[depth]!.level, eventId)?.[0]?.lsn ?? 0;
+  /** Whether a level closer than `depth` wrote its own version of the event before LSN `lsn`. */
+  private ownedBefore(depth: number, eventId: string, lsn: number): boolean {
+    for (let closer = 0; closer < depth; closer++) {
+      // LSN 0 is a genesis marker, not a write of the branch's own.
+      const first = this.versions.list(this.chain[closer]!.level, eventId)?.find((version) => version.lsn > 0);
+      if (first && first.lsn < lsn) return true;
+    }
+    return false;
   }
 
   /** LSN of an event's first version anywhere in the chain: when it was created. */

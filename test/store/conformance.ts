@@ -288,6 +288,25 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     assert.is((await store.getTimeline('primary'))!.revision, 1);
   });
 
+  test("what a parallel hides of its base's later changes, its own parallels never see, even after reverting", async ({ store }) => {
+    const event = await addEvent(store, 'primary', '1700-01-01T00:00:00Z', 'Delft');
+    const first = await store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: '', variation: 'v', owner: 'u' });
+    const own = await store.manipulate(first.timeline_id, event.event_id, { description: 'first changed it', changes: [] }, 'u');
+    // Later, primary changes the same event twice: neither change is on `first`, which had changed it itself.
+    const later = await store.manipulate('primary', event.event_id, { description: 'primary changed it', changes: [] }, 'u');
+    const latest = await store.manipulate('primary', later.created.event_id, { description: 'and again', changes: [] }, 'u');
+    const second = await store.createTimeline({ kind: 'parallel', base_timeline_id: first.timeline_id, description: '', variation: 'w', owner: 'u' });
+    // `second` reverts the manipulation it inherited: it now holds its own copy of the original event.
+    await store.revert(second.timeline_id, own.created.event_id, 'u');
+    for (const timeline of [first.timeline_id, second.timeline_id]) {
+      assert.is(await store.getEvent(timeline, later.created.event_id), undefined, `primary's change is not on ${timeline}`);
+      assert.is(await store.getEvent(timeline, latest.created.event_id), undefined, `nor its successor on ${timeline}`);
+    }
+    assert.equal(ids((await store.search(second.timeline_id, { words: ['delft'], pageSize: 10 })).events), [event.event_id]);
+    assert.equal(ids((await store.search(first.timeline_id, { words: ['delft'], pageSize: 10 })).events), [own.created.event_id]);
+    assert.equal(ids((await store.search('primary', { words: ['delft'], pageSize: 10 })).events), [latest.created.event_id]);
+  });
+
   test('an alternate is frozen at its creation; a parallel sees later base changes except its own', async ({ store }) => {
     const a = await addEvent(store, 'primary', '1000-01-01T00:00:00Z', 'Hastings');
     const b = await addEvent(store, 'primary', '1001-01-01T00:00:00Z', 'Hastings');
