@@ -4,7 +4,7 @@
  * and is one synced batch; every read caps each level at the LSN it had committed when the read started.
  */
 import { ApiError, notFound } from '../domain/errors.ts';
-import { encodeInstantKey, formatInstant, nowInstant, parseInstant } from '../time/index.ts';
+import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../time/index.ts';
 import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
 import type { CausalGraph } from '../analysis/causal-graph.ts';
 import { buildCausalGraphInSlices, concatSnapshotSteps } from './causal-graph-builder.ts';
@@ -383,17 +383,19 @@ export class LevelTimelineStore implements TimelineStore {
 
   async search(timelineId: string, query: SearchQuery): Promise<SearchPage> {
     const state = this.live(timelineId);
-    const words = [...new Set(locationWords(query.words.join(' ')))].sort();
-    const startKey = query.start && encodeInstantKey(query.start);
-    const endKey = query.end && encodeInstantKey(query.end);
     const limit = Math.max(1, Math.floor(query.pageSize));
     const chain = this.readChain(state);
-    const startHex = startKey ? Buffer.from(startKey).toString('hex') : '';
-    const endHex = endKey ? Buffer.from(endKey).toString('hex') : '';
-    const cacheKey = `${this.stamp(chain)}|${words.join(' ')}|${startHex}|${endHex}|${limit}|${query.cursor ?? ''}`;
+    // The words are normalised from their joined text, so that text keys the page as exactly as the words do.
+    const wordText = query.words.join(' ');
+    const cacheKey = `${this.stamp(chain)}|${wordText}|${instantText(query.start)}|${instantText(query.end)}|${limit}|${query.cursor ?? ''}`;
     const cached = this.searchCache.get(cacheKey);
     if (cached) return cached;
 
+    const words = [...new Set(locationWords(wordText))].sort();
+    const startKey = query.start && encodeInstantKey(query.start);
+    const endKey = query.end && encodeInstantKey(query.end);
+    const startHex = startKey ? Buffer.from(startKey).toString('hex') : '';
+    const endHex = endKey ? Buffer.from(endKey).toString('hex') : '';
     const fingerprint = queryFingerprint([timelineId, words, startHex, endHex]);
     const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
     if (startKey && endKey && Buffer.compare(startKey, endKey) > 0) return { events: [] };
@@ -828,3 +830,5 @@ export class LevelTimelineStore implements TimelineStore {
   }
 }
 
+/** An instant as a cache-key part: exact to the nanosecond, and the same however it was written. */
+const instantText = (instant: Instant | undefined): string => (instant ? `${instant.seconds}.${instant.nanos}` : '');

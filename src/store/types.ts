@@ -129,7 +129,7 @@ export interface BulkLoadOptions {
 }
 
 export interface SearchQuery {
-  /** Normalised location words (`locationWords`); all must occur. Empty: time-only search. */
+  /** Location words, all of which must occur; the store normalises them (`locationWords`). Empty: time-only search. */
   words: string[];
   /** Inclusive bounds. */
   start?: Instant;

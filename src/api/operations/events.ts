@@ -11,7 +11,6 @@ import { requireTimeline } from '../timeline-access.ts';
 import { canSee } from '../../accounts/authorization.ts';
 import { eventJson } from '../event-json.ts';
 import { invalidArgument, notFound } from '../../domain/errors.ts';
-import { locationWords } from '../../store/location-words.ts';
 import { safetyCheck } from './safety-check.ts';
 import { markReusable } from '../reusable-output.ts';
 
@@ -36,7 +35,7 @@ export async function searchEvents(deps: OperationDeps, ctx: RequestContext, que
   const pageSize = query.page_size ?? deps.config.defaultPageSize;
   if (pageSize > deps.config.maxPageSize) throw invalidArgument('page_size', `must be at most ${deps.config.maxPageSize}`);
   const page = await deps.store.search(query.timeline_id, {
-    words: query.location ? locationWords(query.location) : [],
+    words: query.location ? [query.location] : [],
     start: query.time_range?.start,
     end: query.time_range?.end,
     pageSize,

@@ -9,7 +9,6 @@ import { eventJson } from '../event-json.ts';
 import { manipulateEvent, searchEvents, searchInput } from './events.ts';
 import { analyseTimeline } from '../paradox-json.ts';
 import { addDuration, parseDuration } from '../../time/index.ts';
-import { locationWords } from '../../store/location-words.ts';
 
 const travelInput = z.strictObject({
   destination_time: instantField,
@@ -49,7 +48,7 @@ async function travel(deps: OperationDeps, ctx: RequestContext, input: z.output<
     ctx.principal.account,
   );
   const page = await deps.store.search(input.timeline_id, {
-    words: locationWords(input.location),
+    words: [input.location],
     start: addDuration(input.destination_time, NEARBY, -1),
     end: addDuration(input.destination_time, NEARBY, 1),
     pageSize: 20,
