@@ -3,28 +3,31 @@ import { ApiError } from '../domain/errors.ts';
 import { isReusable } from '../api/reusable-output.ts';
 import { errorBody, httpStatusOf, retryAfterSeconds } from './errors.ts';
 
-const encoded = new WeakMap<object, string>();
+const encoded = new WeakMap<object, Buffer>();
 
-/** JSON text of a body; a reusable body never changes, so its text is kept for the next response that sends it. */
-function jsonText(body: unknown): string {
+/**
+ * The body's bytes. A reusable body never changes, so its bytes are kept for the next response that sends
+ * it: no JSON encoding, no UTF-8 conversion, no length count.
+ */
+function jsonBytes(body: unknown): string | Buffer {
   if (typeof body === 'string') return body;
   if (!isReusable(body)) return JSON.stringify(body);
-  let text = encoded.get(body);
-  if (text === undefined) {
-    text = JSON.stringify(body);
-    encoded.set(body, text);
+  let bytes = encoded.get(body);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(body));
+    encoded.set(body, bytes);
   }
-  return text;
+  return bytes;
 }
 
 export function sendJson(res: AnyResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = jsonText(body);
+  const bytes = jsonBytes(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
+    'content-length': String(typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length),
     ...headers,
   });
-  res.end(text);
+  res.end(bytes);
 }
 
 export function sendError(res: AnyResponse, error: ApiError, headers: Record<string, string> = {}): void {
