@@ -8,5 +8,18 @@ export type { Logger };
  * per request) and pino flushes what is left when the process exits.
  */
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'tms' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 1, sync: false }));
+  return pino({ level, base: { service: 'tms' }, timestamp: isoTimestamp }, pino.destination({ dest: 1, sync: false }));
+}
+
+let lastMs = -1;
+let lastField = '';
+
+/** pino's ISO time field, formatted once per millisecond rather than once per line. */
+function isoTimestamp(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastField = `,"time":"${new Date(ms).toISOString()}"`;
+  }
+  return lastField;
 }
