@@ -5,7 +5,7 @@ import type { RequestState } from '../request-state.ts';
 import type { RestRoute } from './routes.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { parseInput } from '../../api/validation.ts';
-import { withDeadline } from '../../api/deadline.ts';
+import { startDeadline, type Deadline } from '../../api/deadline.ts';
 import { toApiError } from '../errors.ts';
 import { clientAddress, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
 
@@ -27,6 +27,7 @@ export async function serveRest(
   deps: RestDeps,
 ): Promise<void> {
   state.route = route.rpc;
+  let deadline: Deadline | undefined;
   try {
     const authorization = headerValue(req, 'authorization');
     const client = clientAddress(req);
@@ -36,22 +37,26 @@ export async function serveRest(
     const operation = deps.operations.get(route.rpc);
     if (!operation) throw new ApiError('unimplemented', `${route.rpc} is not implemented yet`);
     // The deadline covers reading the body too: a client trickling it cannot hold the request longer.
-    const output = await withDeadline(
-      (async () => {
-        const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
-        const fields = mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
-        return operation.run({ principal, requestId: state.requestId, client, authorization }, parseInput(operation.input, fields));
-      })(),
-      deps.requestTimeoutMs,
-    );
+    deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error));
+    const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
+    const fields = mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
+    const output = await operation.run({ principal, requestId: state.requestId, client, authorization }, parseInput(operation.input, fields));
+    if (deadline.expired) return;
+    deadline.clear();
     state.code = 'ok';
     sendJson(res, 200, output, { 'x-request-id': state.requestId });
   } catch (thrown) {
-    const error = toApiError(thrown);
-    state.code = error.code;
-    if (error !== thrown && error.code === 'internal') state.failure = thrown;
-    sendError(res, error, { 'x-request-id': state.requestId });
+    if (deadline?.expired) return;
+    deadline?.clear();
+    answerError(res, state, thrown);
   }
+}
+
+function answerError(res: AnyResponse, state: RequestState, thrown: unknown): void {
+  const error = toApiError(thrown);
+  state.code = error.code;
+  if (error !== thrown && error.code === 'internal') state.failure = thrown;
+  sendError(res, error, { 'x-request-id': state.requestId });
 }
 
 function parseJsonBody(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
