@@ -71,6 +71,7 @@ const ADMIN_USERNAME = 'admin';
 const BOOTSTRAP = '(bootstrap)';
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const SESSION_SWEEP_MS = 60_000;
+const VERIFIED_LIMIT = 10_000;
 
 /** An API key or session as the request path sees it: everything needed to answer without I/O. */
 interface Credential {
@@ -89,11 +90,17 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
  * Accounts, API keys and login sessions. Everything that authenticates lives in memory (loaded at open),
- * so `authenticate` is a SHA-256 and a Map lookup; changes are written through to the `a` sublevel.
+ * so `authenticate` is a Map lookup (and a SHA-256 the first time a header value is seen); changes are
+ * written through to the `a` sublevel.
  */
 export class AccessControl {
   private readonly accounts = new Map<string, AccountRecord>();
   private readonly credentials = new Map<string, Credential>();
+  /**
+   * Authorization header values already matched to a credential, so a repeated one skips the SHA-256.
+   * Only valid values are kept (bounded), so guessing cannot grow it.
+   */
+  private readonly verified = new Map<string, Credential>();
   private readonly dirtyKeys = new Set<string>();
   private readonly throttle: LoginThrottle;
   private readonly now: () => number;
@@ -134,9 +141,7 @@ export class AccessControl {
     if (authorization === undefined || authorization.trim() === '') {
       throw new ApiError('unauthenticated', MISSING_HEADER);
     }
-    const token = BEARER.exec(authorization)?.[1];
-    if (token === undefined) throw new ApiError('unauthenticated', INVALID_CREDENTIALS);
-    const credential = this.find(token);
+    const credential = this.recall(authorization) ?? this.verify(authorization);
     const now = this.now();
     if (credential === undefined || credential.revoked || credential.expiresAt <= now) {
       throw new ApiError('unauthenticated', INVALID_CREDENTIALS);
@@ -147,6 +152,27 @@ export class AccessControl {
       this.dirtyKeys.add(credential.key.key_id);
     }
     return credential.principal;
+  }
+
+  /**
+   * A header value verified before, if its credential is still the registered one. Revocation and expiry
+   * are still checked on every request by the caller; deletion or re-registration is caught here.
+   */
+  private recall(authorization: string): Credential | undefined {
+    const credential = this.verified.get(authorization);
+    if (credential === undefined) return undefined;
+    if (this.credentials.get(credential.principal.credentialId) === credential) return credential;
+    this.verified.delete(authorization);
+    return undefined;
+  }
+
+  private verify(authorization: string): Credential | undefined {
+    const token = BEARER.exec(authorization)?.[1];
+    const credential = token === undefined ? undefined : this.find(token);
+    if (credential === undefined) return undefined;
+    if (this.verified.size >= VERIFIED_LIMIT) this.verified.clear();
+    this.verified.set(authorization, credential);
+    return credential;
   }
 
   /** The credential a token names, if its hash matches (compared in constant time). */
