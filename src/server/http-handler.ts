@@ -31,7 +31,6 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     const state: RequestState = { requestId, protocol: 'http', route: 'unmatched', code: 'ok' };
-    setRequestState(req, state);
     res.once('finish', () => logRequest(deps, req, res, state, started));
 
     const url = req.url ?? '/';
@@ -58,6 +57,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
       return;
     }
     if (isRpcPath(path)) {
+      setRequestState(req, state);
       res.setHeader('x-request-id', requestId);
       deps.rpcHandler(req, res);
       return;
