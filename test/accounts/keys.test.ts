@@ -189,4 +189,19 @@ test("removing an account removes its keys, which stop working at once", async (
   assert.is((await apiError(() => h.access.authenticate(`Bearer ${key.key}`, 'x'))).code, 'unauthenticated');
 });
 
+test('a header value that authenticated before is checked again against the live credential each time', async ({ h }) => {
+  const bob = await makeAccount(h.access, 'bob', ['read']);
+  const key = await h.access.createKey(bob.principal, { name: 'k', scopes: ['read'] });
+  const session = await h.access.login('bob', bob.password, 'x');
+  for (const token of [key.key, session.token]) assert.is(h.access.authenticate(`Bearer ${token}`, 'x').account, 'bob');
+  await h.access.deleteAccount(OPERATOR, 'bob');
+  for (const token of [key.key, session.token]) {
+    assert.is((await apiError(() => h.access.authenticate(`Bearer ${token}`, 'x'))).code, 'unauthenticated', token);
+  }
+  await makeAccount(h.access, 'bob', ['read']);
+  for (const token of [key.key, session.token]) {
+    assert.is((await apiError(() => h.access.authenticate(`Bearer ${token}`, 'x'))).code, 'unauthenticated', token);
+  }
+});
+
 test.run();
