@@ -1,14 +1,22 @@
 import type { SearchPage } from './types.ts';
 
+interface Entry {
+  page: SearchPage;
+  /** The value of `moves` when the entry last went to the back of the order. */
+  movedAt: number;
+}
+
 /**
- * Recently served search pages, least recently used out first, within a budget of events held (an empty
- * page counts as one, so pages that found nothing cannot pile up). Keys carry the read chain's version
- * (see `LevelTimelineStore.search`), so a write anywhere in the chain makes the old entries unreachable
- * and they age out; nothing is ever served stale.
+ * Recently served search pages, least recently used out first (nearly: see `get`), within a budget of
+ * events held (an empty page counts as one, so pages that found nothing cannot pile up). Keys carry the
+ * read chain's version (see `LevelTimelineStore.search`), so a write anywhere in the chain makes the old
+ * entries unreachable and they age out; nothing is ever served stale.
  */
 export class SearchPageCache {
-  private readonly pages = new Map<string, SearchPage>();
+  /** In recency order, least recent first. */
+  private readonly entries = new Map<string, Entry>();
   private held = 0;
+  private moves = 0;
 
   /** Pages larger than `maxPageEvents` are scans, not lookups worth keeping: they are not cached. */
   constructor(
@@ -17,33 +25,37 @@ export class SearchPageCache {
   ) {}
 
   get(key: string): SearchPage | undefined {
-    const page = this.pages.get(key);
-    if (page) {
-      this.pages.delete(key);
-      this.pages.set(key, page);
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    // Re-inserting on every hit would churn the Map (and the garbage collector) for nothing. Fewer than
+    // size/2 moves since this entry's own mean it is still in the newer half, far from eviction: it stays.
+    if (this.moves - entry.movedAt >= this.entries.size / 2) {
+      this.entries.delete(key);
+      entry.movedAt = ++this.moves;
+      this.entries.set(key, entry);
     }
-    return page;
+    return entry.page;
   }
 
   set(key: string, page: SearchPage): void {
     const weight = weightOf(page);
     if (this.maxEvents <= 0 || page.events.length > this.maxPageEvents || weight > this.maxEvents) return;
-    const previous = this.pages.get(key);
+    const previous = this.entries.get(key);
     if (previous) {
-      this.pages.delete(key);
-      this.held -= weightOf(previous);
+      this.entries.delete(key);
+      this.held -= weightOf(previous.page);
     }
-    this.pages.set(key, page);
+    this.entries.set(key, { page, movedAt: ++this.moves });
     this.held += weight;
-    for (const [oldest, evicted] of this.pages) {
+    for (const [oldest, evicted] of this.entries) {
       if (this.held <= this.maxEvents) break;
-      this.pages.delete(oldest);
-      this.held -= weightOf(evicted);
+      this.entries.delete(oldest);
+      this.held -= weightOf(evicted.page);
     }
   }
 
   get size(): number {
-    return this.pages.size;
+    return this.entries.size;
   }
 }
 

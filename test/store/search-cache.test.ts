@@ -23,6 +23,18 @@ test('the page cache keeps the most recently used pages within its event budget'
   assert.is(cache.size, 2);
 });
 
+test('a page used at least once while half the cache fills anew is never evicted', () => {
+  const cache = new SearchPageCache(100);
+  for (let i = 0; i < 100; i++) cache.set(`old${i}`, page(1));
+  assert.ok(cache.get('old0'));
+  for (let i = 0; i < 1000; i++) {
+    cache.set(`new${i}`, page(1));
+    if (i % 49 === 48) assert.ok(cache.get('old0'), `hot page still cached after ${i} new pages`);
+  }
+  assert.is(cache.get('old1'), undefined, 'cold pages of the same age are gone');
+  assert.is(cache.size, 100);
+});
+
 test('pages that found nothing count too, so they cannot pile up', () => {
   const cache = new SearchPageCache(3);
   for (let i = 0; i < 100; i++) cache.set(`empty ${i}`, page(0));
