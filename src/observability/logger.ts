@@ -3,19 +3,15 @@ import { pino, type Logger } from 'pino';
 export type { Logger };
 
 /**
- * sonic-boom measures its pending chunk (flattening it) on every line, so a long chunk costs each line a
- * copy of it: with the default 16 KiB, about 8 KB of garbage per request line under load. A small chunk
- * keeps that copy short for a few more write calls.
- */
-const MAX_WRITE_BYTES = 2048;
-
-/**
- * JSON lines on stdout; one line per request is written by the request log, not here. Writes are
- * asynchronous (lines queued while a write is in flight go out together, up to 2 KiB per syscall) and
- * pino flushes what is left when the process exits.
+ * JSON lines on stdout; one line per request is written by the request log, not here.
+ *
+ * Writes are synchronous on purpose. Measured under load (docs/decisions.md): an asynchronous
+ * destination cannot drain one line per request as fast as requests arrive, so lines pile up in
+ * memory without bound and are lost on a crash, while the total CPU per request is no lower, only
+ * spent later. A synchronous line is in the kernel once its request has finished.
  */
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'tms' }, timestamp: isoTimestamp }, pino.destination({ dest: 1, sync: false, maxWrite: MAX_WRITE_BYTES }));
+  return pino({ level, base: { service: 'tms' }, timestamp: isoTimestamp }, pino.destination({ dest: 1, sync: true }));
 }
 
 let lastMs = -1;

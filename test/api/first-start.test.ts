@@ -1,41 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../support/server.ts';
-
-interface Started {
-  port: number;
-  banner: string;
-  stop(): Promise<number | null>;
-}
+import { startServeProcess, type ServeProcess } from '../support/serve-process.ts';
 
 /** The real command `npm start` runs, on a data folder of our own, with no admin key given. */
-async function serve(dataDir: string): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, TMS_ADMIN_KEY: '' },
-  });
-  let banner = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      banner += chunk;
-      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(banner);
-      if (match && banner.includes('/openapi.json')) resolve(Number(match[1]));
-    });
-    child.once('exit', () => reject(new Error(`server exited early: ${banner}`)));
-  });
-  return {
-    port,
-    banner,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', (code) => resolve(code));
-        child.kill('SIGTERM');
-      }),
-  };
+async function serve(dataDir: string): Promise<ServeProcess & { banner: string }> {
+  const server = await startServeProcess(dataDir, ['--log-level', 'warn'], { TMS_ADMIN_KEY: '' });
+  return { ...server, banner: server.output() };
 }
 
 test('first start prints the admin credentials once; they work; a restart does not print them again', async () => {
@@ -63,6 +37,7 @@ test('first start prints the admin credentials once; they work; a restart does n
     assert.is(await again.stop(), 0);
   } finally {
     await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
   }
 });
 

@@ -1,0 +1,62 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { call } from '../support/server.ts';
+import { startServeProcess } from '../support/serve-process.ts';
+
+const KEY = 'tms_test_request_log_key_0123456789';
+const BURST = 400;
+
+function requestLines(output: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry['msg'] === 'request');
+}
+
+test('every finished request is already in the log, one structured line each, even in a burst', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
+  const server = await startServeProcess(dataDir, ['--admin-key', KEY, '--rate-limit', '0']);
+  try {
+    const ids = Array.from({ length: BURST }, (_, i) => `burst-${i}`);
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        call(server, 'GET', '/v1/search-events', {
+          key: KEY,
+          headers: { 'x-request-id': id },
+          body: i % 2 ? { location: 'Paris', page_size: 5 } : { location: 'Rome', time_range: 'bad' },
+        }),
+      ),
+    );
+    assert.is(answers.filter((a) => a.status === 200).length, BURST / 2);
+
+    // Read at once: a log that defers its writes would still hold most of the burst in memory here.
+    const lines = requestLines(server.output());
+    const byId = new Map(lines.map((line) => [line['req_id'], line]));
+    const missing = ids.filter((id) => !byId.has(id));
+    assert.equal(missing, [], `${missing.length} finished requests not yet logged`);
+    assert.is(lines.filter((line) => typeof line['req_id'] === 'string' && line['req_id'].startsWith('burst-')).length, BURST, 'one line each');
+
+    const ok = byId.get('burst-1')!;
+    assert.is(ok['route'], 'tms.v1.EventService.SearchEvents');
+    assert.is(ok['protocol'], 'rest');
+    assert.is(ok['status'], 200);
+    assert.is(ok['code'], 'ok');
+    assert.is(ok['path'], '/v1/search-events');
+    assert.is(typeof ok['duration_ms'], 'number');
+    assert.match(String(ok['key_id']), /^key_/);
+    assert.is(ok['account'], 'admin');
+    const bad = byId.get('burst-0')!;
+    assert.is(bad['status'], 400);
+    assert.is(bad['code'], 'invalid_argument');
+  } finally {
+    assert.is(await server.stop(), 0);
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
+test.run();

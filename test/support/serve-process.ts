@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ServeProcess {
+  port: number;
+  /** Everything the process has written to stdout so far (banner, then one JSON line per request). */
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+/**
+ * The real command `npm start` runs, as its own process, with stdout going to `<dataDir>.stdout` as an
+ * operator's redirect would (a file, not a pipe a test must drain). Resolves once it is listening.
+ */
+export async function startServeProcess(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const stdoutFile = `${dataDir}.stdout`;
+  const out = openSync(stdoutFile, 'w');
+  const child = spawn(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
+    stdio: ['ignore', out, 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  closeSync(out);
+  const output = () => readFileSync(stdoutFile, 'utf8');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const poll = setInterval(() => {
+      const seen = output();
+      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(seen);
+      if (match && seen.includes('/openapi.json')) {
+        clearInterval(poll);
+        resolve(Number(match[1]));
+      }
+    }, 20);
+    void exited.then(() => {
+      clearInterval(poll);
+      reject(new Error(`server exited before listening:\n${output()}`));
+    });
+  });
+  return {
+    port,
+    output,
+    stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
