@@ -10,6 +10,8 @@ const READY_WITHIN_MS = 180_000;
 export interface ServerProcess {
   port: number;
   child: ChildProcess;
+  /** The file its stdout (the request log) goes to. */
+  logFile: string;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
       resolve({
         port: Number(match[1]),
         child,
+        logFile,
         stop: () =>
           new Promise((done) => {
             child.once('exit', () => {
