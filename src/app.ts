@@ -13,7 +13,7 @@ import { loadCatalogueIfEmpty } from './catalogue/load.ts';
 import { Metrics } from './observability/metrics.ts';
 import { createOperations } from './api/operations/index.ts';
 import { createGate } from './server/access-gate.ts';
-import { createHttpHandler } from './server/http-handler.ts';
+import { answerUnknownRpc, createHttpHandler } from './server/http-handler.ts';
 import { createOnePortServer } from './server/one-port.ts';
 import { RestRouter } from './server/rest/router.ts';
 import { restRoutes } from './server/rest/routes.ts';
@@ -74,6 +74,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       // Error detail types too, so reflection clients can decode them.
       registerReflection(router, [...tmsServiceFiles, ...errorDetailFiles, healthFile]);
     },
+    fallback: answerUnknownRpc,
     contextValues: (req) =>
       createContextValues().set(requestStateKey, requestStateOf(req)).set(clientAddressKey, clientAddress(req)),
   });

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
 import type { AnyRequest, AnyResponse, RequestHandler } from './one-port.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestState } from './request-state.ts';
 import type { RestRouter } from './rest/router.ts';
 import { ApiError } from '../domain/errors.ts';
-import { setRequestState } from './request-state.ts';
+import { requestStateOf, setRequestState } from './request-state.ts';
 import { serveRest, type RestDeps } from './rest/rest-handler.ts';
 import { sendError } from './http-io.ts';
 
@@ -24,6 +25,8 @@ export interface HttpHandlerDeps extends RestDeps {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** Health, metrics, the API description and static files only ever answer reads. */
+const PLAIN_METHODS = ['GET', 'HEAD'];
 
 export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
   return (req, res) => {
@@ -66,6 +69,12 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     if (plain) {
       state.route = path;
       res.setHeader('x-request-id', requestId);
+      if (!PLAIN_METHODS.includes(method)) {
+        state.code = 'unimplemented';
+        const allow = PLAIN_METHODS.join(', ');
+        sendError(res, new ApiError('unimplemented', `method ${method} is not allowed on ${path}; allowed: ${allow}`, [], 405), { allow });
+        return;
+      }
       Promise.resolve(plain(req, res, state)).catch((error: unknown) => {
         deps.logger.error({ err: error, req_id: requestId }, 'plain route failed');
         if (!res.headersSent) sendError(res, new ApiError('internal', 'internal error'));
@@ -76,6 +85,19 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     sendError(res, new ApiError('not_found', `no route for ${method} ${path}`), { 'x-request-id': requestId });
   };
 }
+
+/**
+ * connect-node's answer for an RPC path no service registers: the same error JSON as every other error
+ * (404, as the Connect protocol asks for an unknown procedure; gRPC clients read 404 as UNIMPLEMENTED).
+ */
+export const answerUnknownRpc: NonNullable<ConnectNodeAdapterOptions['fallback']> = (req, nodeRes) => {
+  // connect-node hands back the response our own handler passed it; only its type is connect-node's.
+  const res = nodeRes as unknown as AnyResponse;
+  const state = requestStateOf(req);
+  if (state) state.code = 'unimplemented';
+  const path = (req.url ?? '/').split('?')[0];
+  sendError(res, new ApiError('unimplemented', `no RPC method ${path} (unknown service or method)`, [], 404));
+};
 
 /** `/tms.v1.EventService/SearchEvents`, `/grpc.health.v1.Health/Check`: a dotted service then a method. */
 function isRpcPath(path: string): boolean {

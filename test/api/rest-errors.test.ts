@@ -44,6 +44,36 @@ errors('wrong method is 405 with Allow', async ({ server }) => {
   assert.is(del.headers['allow'], 'GET, DELETE');
 });
 
+errors('health, metrics and the API description answer reads only: another method is 405 with Allow', async ({ server }) => {
+  for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json']) {
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const res = await call(server, method, path, { key: null, body: {} });
+      expectError(res, 405, 'unimplemented');
+      assert.is(res.headers['allow'], 'GET, HEAD', `${method} ${path}`);
+      assert.match(res.json.message, new RegExp(`method ${method} is not allowed on ${path}`));
+      assert.ok(res.headers['x-request-id'], 'request id on the 405');
+    }
+    const head = await call(server, 'HEAD', path, { key: null });
+    assert.is(head.status, 200, `HEAD ${path}`);
+    assert.is(head.text, '', 'HEAD has no body');
+  }
+});
+
+errors('an unknown RPC method is 404 unimplemented in the same error shape, and logged as such', async ({ server }) => {
+  const unmatchedUnimplemented = async () => {
+    const metrics = await call(server, 'GET', '/metrics', { key: null });
+    return Number(/tms_requests_total\{route="unmatched",protocol="http",code="unimplemented"\} (\d+)/.exec(metrics.text)?.[1] ?? 0);
+  };
+  const before = await unmatchedUnimplemented();
+  for (const path of ['/tms.v1.EventService/NoSuchMethod', '/tms.v1.NoSuchService/SearchEvents']) {
+    const res = await call(server, 'POST', path, { body: {} });
+    expectError(res, 404, 'unimplemented');
+    assert.match(res.json.message, new RegExp(`no RPC method ${path.replaceAll('.', '\\.')}`));
+    assert.ok(res.headers['x-request-id'], 'request id on the 404');
+  }
+  assert.is(await unmatchedUnimplemented(), before + 2, 'counted as unimplemented, not ok');
+});
+
 errors('a body over the limit is 413 and nothing is written', async ({ server }) => {
   const before = await call(server, 'GET', '/timelines');
   const res = await call(server, 'POST', '/v1/create-timeline', {
