@@ -1,21 +1,23 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import { createClient, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
-import { Client, credentials } from '@grpc/grpc-js';
+import { Client, credentials, status } from '@grpc/grpc-js';
 import { TimelineService } from '../../src/gen/tms/v1/timeline_service_pb.ts';
 import { EventService } from '../../src/gen/tms/v1/event_service_pb.ts';
-import { HealthCheckRequestSchema, HealthCheckResponseSchema, HealthCheckResponse_ServingStatus } from '../../src/gen/grpc/health/v1/health_pb.ts';
+import {
+  HealthCheckRequestSchema,
+  HealthCheckResponseSchema,
+  HealthCheckResponse_ServingStatus,
+  HealthListRequestSchema,
+  HealthListResponseSchema,
+} from '../../src/gen/grpc/health/v1/health_pb.ts';
 import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from '../../src/gen/grpc/reflection/v1/reflection_pb.ts';
 import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
-import { bidiStream, reader, unary } from '../proto/grpc-harness.ts';
+import { bidiStream, isServiceError, reader, serverStream, unary } from '../proto/grpc-harness.ts';
 
-const protocols = suite<{ server: TestServer }>('one port: Connect, gRPC-Web, gRPC, reflection, health, shutdown');
+const protocols = suite<{ server: TestServer }>('one port: Connect, gRPC-Web, gRPC, reflection, health');
 protocols.before(async (ctx) => {
   ctx.server = await startTestServer();
 });
@@ -71,40 +73,52 @@ protocols('gRPC health says SERVING and reflection lists the services', async ({
   }
 });
 
-protocols('SIGTERM finishes in-flight requests, then exits 0', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'tms-shutdown-'));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-key', ADMIN_KEY, '--rate-limit', '0', '--log-level', 'silent'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+protocols('Connect and gRPC-Web without a key are refused as unauthenticated, like REST and gRPC', async ({ server }) => {
+  for (const transport of [
+    createConnectTransport({ baseUrl: server.url, httpVersion: '1.1' }),
+    createConnectTransport({ baseUrl: server.url, httpVersion: '2' }),
+    createGrpcWebTransport({ baseUrl: server.url, httpVersion: '1.1' }),
+  ]) {
+    const events = createClient(EventService, transport);
+    try {
+      await events.searchEvents({ location: 'london' });
+      assert.unreachable('a call without a key must fail');
+    } catch (error) {
+      assert.ok(error instanceof ConnectError, String(error));
+      assert.is(error.code, Code.Unauthenticated);
+      assert.match(error.rawMessage, /Authorization/);
+    }
+  }
+});
+
+protocols('gRPC: an unknown method is UNIMPLEMENTED', async ({ server }) => {
+  const client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure());
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk;
-        const match = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-        if (match) resolve(Number(match[1]));
-      });
-      child.once('exit', () => reject(new Error(`server exited early: ${out}`)));
-    });
-    // Warm up so the server is accepting before the burst; then SIGTERM lands while the burst is being served.
-    assert.is((await call({ port }, 'GET', '/timeline/primary')).status, 200);
-    const inFlight = Array.from({ length: 40 }, (_, i) =>
-      call({ port }, 'POST', '/v1/create-timeline', { body: { base_timeline_id: 'primary', description: `during shutdown ${i}` } }),
-    );
-    await new Promise((r) => setTimeout(r, 30));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    const results = await Promise.allSettled(inFlight);
-    const answered = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ status: number }>).value.status);
-    // Every request the server accepted was answered in full; none was cut off with a 5xx.
-    assert.ok(answered.length > 0, 'some requests were in flight');
-    for (const status of answered) assert.is(status, 200);
-    assert.is(await exited, 0);
+    await unary(client, '/tms.v1.EventService/NoSuchMethod', HealthCheckRequestSchema, HealthCheckResponseSchema, create(HealthCheckRequestSchema, {}));
+    assert.unreachable('an unknown method must fail');
+  } catch (error) {
+    assert.ok(isServiceError(error), String(error));
+    assert.is(error.code, status.UNIMPLEMENTED);
   } finally {
-    child.kill('SIGKILL');
-    await rm(dataDir, { recursive: true, force: true });
+    client.close();
+  }
+});
+
+protocols('gRPC health on the service port: List names every tms service SERVING, Watch streams SERVING', async ({ server }) => {
+  const client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure());
+  try {
+    const list = await unary(client, '/grpc.health.v1.Health/List', HealthListRequestSchema, HealthListResponseSchema, create(HealthListRequestSchema));
+    const statuses = Object.fromEntries(Object.entries(list.statuses).map(([name, value]) => [name, value.status]));
+    for (const name of ['', 'tms.v1.EventService', 'tms.v1.TimelineService', 'tms.v1.AnchorService', 'tms.v1.ParadoxService', 'tms.v1.TutorialService']) {
+      assert.is(statuses[name], HealthCheckResponse_ServingStatus.SERVING, `${name || '(server)'} in ${JSON.stringify(statuses)}`);
+    }
+    const watch = serverStream(client, '/grpc.health.v1.Health/Watch', HealthCheckRequestSchema, HealthCheckResponseSchema, create(HealthCheckRequestSchema, { service: 'tms.v1.EventService' }));
+    watch.on('error', () => {});
+    const first = await reader<{ status: number }>(watch).next();
+    assert.is(first.status, HealthCheckResponse_ServingStatus.SERVING);
+    watch.cancel();
+  } finally {
+    client.close();
   }
 });
 

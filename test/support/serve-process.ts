@@ -6,7 +6,8 @@ export interface ServeProcess {
   port: number;
   /** Everything the process has written to stdout so far (banner, then one JSON line per request). */
   output(): string;
-  stop(): Promise<number | null>;
+  /** Sends the signal (SIGTERM by default) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /**
@@ -40,8 +41,8 @@ export async function startServeProcess(dataDir: string, args: string[] = [], en
   return {
     port,
     output,
-    stop() {
-      child.kill('SIGTERM');
+    stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };

@@ -1,0 +1,154 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { CreateTimelineRequestSchema, CreateTimelineResponseSchema } from '../../src/gen/tms/v1/timeline_service_pb.ts';
+import { ADMIN_KEY, call } from '../support/server.ts';
+import { startServeProcess } from '../support/serve-process.ts';
+
+const REST_REQUESTS = 20;
+const GRPC_REQUESTS = 5;
+
+interface Answer {
+  status: number;
+  description: string;
+}
+
+/**
+ * A REST create-timeline the server has provably started serving: its headers were parsed and handed to
+ * the handler (the server said 100 Continue), and half its body has arrived. `finish` sends the rest.
+ */
+function restInFlight(port: number, description: string): Promise<{ finish(): Promise<Answer> }> {
+  const body = JSON.stringify({ base_timeline_id: 'primary', description });
+  const half = Math.floor(body.length / 2);
+  const req: ClientRequest = httpRequest({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/v1/create-timeline',
+    headers: {
+      authorization: `Bearer ${ADMIN_KEY}`,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      expect: '100-continue',
+    },
+  });
+  const answer = new Promise<Answer>((resolve, reject) => {
+    req.once('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, description: (JSON.parse(text) as { description: string }).description }));
+    });
+    req.once('error', reject);
+  });
+  // Awaited through finish(); until then a failure must not surface as an unhandled rejection.
+  answer.catch(() => {});
+  return new Promise((resolve, reject) => {
+    req.once('error', reject);
+    req.once('continue', () =>
+      req.write(body.slice(0, half), () =>
+        resolve({
+          finish() {
+            req.end(body.slice(half));
+            return answer;
+          },
+        }),
+      ),
+    );
+    req.flushHeaders();
+  });
+}
+
+/** The same over gRPC (HTTP/2): the request's headers and half its message are sent on one stream. */
+function grpcInFlight(session: ClientHttp2Session, description: string): { finish(): Promise<Answer> } {
+  const message = Buffer.from(toBinary(CreateTimelineRequestSchema, create(CreateTimelineRequestSchema, { baseTimelineId: 'primary', description })));
+  const frame = Buffer.alloc(5 + message.length);
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': '/tms.v1.TimelineService/CreateTimeline',
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    authorization: `Bearer ${ADMIN_KEY}`,
+  });
+  const half = Math.floor(frame.length / 2);
+  stream.write(frame.subarray(0, half));
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const answer = new Promise<Answer>((resolve, reject) => {
+    stream.once('trailers', (trailers) => {
+      const reply = Buffer.concat(chunks);
+      const grpcStatus = Number(trailers['grpc-status']);
+      resolve({
+        status: grpcStatus,
+        description: grpcStatus === 0 ? fromBinary(CreateTimelineResponseSchema, reply.subarray(5)).description : String(trailers['grpc-message']),
+      });
+    });
+    stream.once('error', reject);
+  });
+  answer.catch(() => {});
+  return {
+    finish() {
+      stream.end(frame.subarray(half));
+      return answer;
+    },
+  };
+}
+
+/**
+ * Resolves once the server has processed every frame sent on the session before it (PING is answered in
+ * order). A PING sent before the session is connected is cancelled, so it waits for the connection first.
+ */
+async function pinged(session: ClientHttp2Session): Promise<void> {
+  if (session.connecting) await new Promise((resolve) => session.once('connect', resolve));
+  await new Promise<void>((resolve, reject) => session.ping((error) => (error ? reject(error) : resolve())));
+}
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`${signal}: requests in flight over HTTP/1.1 and gRPC are answered in full, the process exits 0, and their writes survive a restart`, async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tms-shutdown-'));
+    const args = ['--admin-key', ADMIN_KEY, '--rate-limit', '0', '--log-level', 'warn'];
+    const server = await startServeProcess(dataDir, args);
+    try {
+      const rest = await Promise.all(Array.from({ length: REST_REQUESTS }, (_, i) => restInFlight(server.port, `${signal} rest ${i}`)));
+      const session = http2Connect(`http://127.0.0.1:${server.port}`);
+      const grpc = Array.from({ length: GRPC_REQUESTS }, (_, i) => grpcInFlight(session, `${signal} grpc ${i}`));
+      await pinged(session);
+
+      const exited = server.stop(signal);
+      // The server has stopped accepting: a new connection is refused while the ones in flight wait for their bodies.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const answers = await Promise.all([...rest, ...grpc].map((request) => request.finish()));
+      session.close();
+
+      assert.equal(
+        answers.map((a) => a.status),
+        [...Array<number>(REST_REQUESTS).fill(200), ...Array<number>(GRPC_REQUESTS).fill(0)],
+        'every request in flight got a full answer (HTTP 200, grpc-status 0)',
+      );
+      assert.is(await exited, 0, `exit code after ${signal}`);
+
+      const restarted = await startServeProcess(dataDir, args);
+      try {
+        const list = await call(restarted, 'GET', '/timelines', { body: { page_size: 1000 } });
+        assert.is(list.status, 200, list.text);
+        const kept = new Set((list.json.timelines as { description: string }[]).map((t) => t.description));
+        for (const answer of answers) assert.ok(kept.has(answer.description), `"${answer.description}" was acknowledged, so it must survive`);
+      } finally {
+        assert.is(await restarted.stop(), 0);
+      }
+    } finally {
+      await server.stop('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+      await rm(`${dataDir}.stdout`, { force: true });
+    }
+  });
+}
+
+test.run();
