@@ -1,117 +1,109 @@
 import { z } from 'zod';
-import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import type { OperationTable } from '../../api/operation.ts';
 import type { RestRoute } from './routes.ts';
+import { isPublic } from '../../accounts/authorization.ts';
 import { rpcMethods } from '../connect/services.ts';
+import { messageRef, type SchemaComponents } from './openapi-messages.ts';
+import { errorResponseComponents, errorResponses, errorSchemas } from './openapi-errors.ts';
+import { responseExamples } from './response-examples.ts';
 
 /**
- * OpenAPI 3.1 for the REST face, derived from what actually serves it: the route table (paths, examples),
- * each operation's zod schema (requests, as validated) and the RPC's response message (responses).
+ * OpenAPI 3.1 for the REST face, derived from what actually serves it: the route table (paths, summaries,
+ * request examples), each operation's zod schema (requests, as validated), the RPC's response message
+ * (responses, with response-examples.ts) and the authorization table (which routes need a bearer).
  */
 export function buildOpenApi(routes: readonly RestRoute[], operations: OperationTable, version: string): object {
-  const schemas: Record<string, object> = {
-    Error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string', examples: ['invalid_argument'] },
-        message: { type: 'string', examples: ['time_range: end 1700-01-01T00:00:00Z is before start 1800-01-01T00:00:00Z'] },
-        details: { type: 'array', items: { type: 'object' } },
-      },
-    },
-  };
+  const schemas: SchemaComponents = {};
+  errorSchemas(schemas);
   const paths: Record<string, Record<string, object>> = {};
   for (const route of routes) {
-    const method = rpcMethods.get(route.rpc);
-    const operation = operations.get(route.rpc);
-    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    const requestSchema = operation ? z.toJSONSchema(operation.input, { io: 'input', unrepresentable: 'any' }) : { type: 'object' };
-    const entry: Record<string, unknown> = {
-      operationId: route.rpc.split('.').slice(-2).join('_') + (route.path.startsWith('/v1/timeline') ? '_v1' : ''),
-      summary: route.summary,
-      tags: [route.rpc.split('.')[2]],
-      security: [{ bearer: [] }],
-      parameters: pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      responses: {
-        '200': {
-          description: 'OK',
-          content: { 'application/json': { schema: method ? messageRef(method.output, schemas) : { type: 'object' } } },
-        },
-        default: { description: 'Error (Connect error JSON)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      },
-    };
-    if (route.method !== 'DELETE' && !(route.method === 'GET' && pathParams.length)) {
-      entry['requestBody'] = {
-        required: false,
-        description: route.method === 'GET' ? 'GET takes a JSON body (as documented) or the same fields as query parameters.' : undefined,
-        content: { 'application/json': { schema: requestSchema, ...(route.example ? { example: route.example } : {}) } },
-      };
-    }
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = entry;
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route, operations, schemas);
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'tms: Time-Manipulation Service', version },
-    components: { schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    info: {
+      title: 'tms: Time-Manipulation Service',
+      version,
+      description:
+        'JSON REST face of tms. GET routes take their fields as a JSON body (as documented) or as query parameters; ' +
+        'the same services are served over gRPC, gRPC-Web and Connect (package tms.v1). Every error is the Connect error JSON.',
+    },
+    tags: [...new Set(routes.map(tagOf))].map((name) => ({ name })),
+    security: [{ bearer: [] }],
     paths,
+    components: {
+      schemas,
+      responses: errorResponseComponents(),
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (tms_key_...) or a session token from POST /v1/login.' } },
+    },
   };
 }
 
-function messageRef(message: DescMessage, schemas: Record<string, object>): object {
-  const name = message.typeName;
-  if (!schemas[name]) {
-    schemas[name] = {}; // placeholder first: messages may refer to themselves
-    const properties: Record<string, object> = {};
-    for (const field of message.fields) properties[field.name] = fieldSchema(field, schemas);
-    schemas[name] = { type: 'object', properties };
-  }
-  return { $ref: `#/components/schemas/${name}` };
+type JsonSchema = { properties?: Record<string, object>; required?: string[]; [keyword: string]: unknown };
+
+const tagOf = (route: RestRoute): string => route.rpc.split('.')[2]!;
+
+function operationObject(route: RestRoute, operations: OperationTable, schemas: SchemaComponents): object {
+  const operation = operations.get(route.rpc);
+  const method = rpcMethods.get(route.rpc);
+  const input = operation ? requestSchema(operation.input) : { type: 'object' };
+  const example = route.example ?? {};
+  const pathNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const fieldsFromQuery = route.method === 'GET' || route.method === 'DELETE';
+  const bodyNames = Object.keys(input.properties ?? {}).filter((name) => !pathNames.includes(name));
+  // POST always reads a body; GET and DELETE do when they have fields beyond the path.
+  const takesBody = !fieldsFromQuery || bodyNames.length > 0;
+  const parameter = (name: string, where: 'path' | 'query') => ({
+    name,
+    in: where,
+    required: where === 'path',
+    ...(where === 'query' && { description: 'Or the same field in the JSON body.' }),
+    schema: input.properties?.[name] ?? { type: 'string' },
+    ...(name in example && { example: example[name] }),
+  });
+  const publicRoute = isPublic(route.rpc);
+  return {
+    operationId: operationId(route),
+    summary: route.summary,
+    tags: [tagOf(route)],
+    security: publicRoute ? [] : [{ bearer: [] }],
+    parameters: [...pathNames.map((name) => parameter(name, 'path')), ...(fieldsFromQuery ? bodyNames.map((name) => parameter(name, 'query')) : [])],
+    ...(takesBody && { requestBody: requestBody(route, input, pathNames, example) }),
+    responses: {
+      '200': {
+        description: 'OK',
+        content: {
+          'application/json': {
+            schema: method ? messageRef(method.output, schemas) : { type: 'object' },
+            ...(responseExamples[route.rpc] && { example: responseExamples[route.rpc] }),
+          },
+        },
+      },
+      ...errorResponses({ public: publicRoute, body: takesBody }),
+    },
+  };
 }
 
-function fieldSchema(field: DescField, schemas: Record<string, object>): object {
-  switch (field.fieldKind) {
-    case 'scalar':
-      return scalarSchema(field.scalar);
-    case 'enum':
-      return { type: 'string', enum: field.enum.values.map((v) => v.name) };
-    case 'message':
-      return messageRef(field.message, schemas);
-    case 'list':
-      return {
-        type: 'array',
-        items:
-          field.listKind === 'message'
-            ? messageRef(field.message, schemas)
-            : field.listKind === 'enum'
-              ? { type: 'string' }
-              : scalarSchema(field.scalar),
-      };
-    case 'map':
-      return {
-        type: 'object',
-        additionalProperties: field.mapKind === 'message' ? messageRef(field.message, schemas) : field.mapKind === 'enum' ? { type: 'string' } : scalarSchema(field.scalar),
-      };
-  }
+/** The request as validated, as JSON Schema (what a client may send, defaults and all). */
+function requestSchema(input: z.ZodType): JsonSchema {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  return schema;
 }
 
-function scalarSchema(scalar: ScalarType): object {
-  switch (scalar) {
-    case ScalarType.STRING:
-      return { type: 'string' };
-    case ScalarType.BOOL:
-      return { type: 'boolean' };
-    case ScalarType.DOUBLE:
-    case ScalarType.FLOAT:
-      return { type: 'number' };
-    case ScalarType.INT32:
-    case ScalarType.UINT32:
-    case ScalarType.SINT32:
-    case ScalarType.FIXED32:
-    case ScalarType.SFIXED32:
-      return { type: 'integer' };
-    case ScalarType.BYTES:
-      return { type: 'string', contentEncoding: 'base64' };
-    default:
-      return { type: 'string', description: '64-bit integer as a decimal string' };
-  }
+function requestBody(route: RestRoute, input: JsonSchema, pathNames: string[], example: Record<string, unknown>): object {
+  const without = <T>(entries: Record<string, T>) => Object.fromEntries(Object.entries(entries).filter(([name]) => !pathNames.includes(name)));
+  const required = (input.required ?? []).filter((name) => !pathNames.includes(name));
+  const schema: JsonSchema = { ...input, properties: without(input.properties ?? {}), required };
+  if (required.length === 0) delete schema.required;
+  const bodyOptional = route.method !== 'POST' && route.method !== 'PUT';
+  return {
+    required: !bodyOptional && required.length > 0,
+    ...(bodyOptional && { description: `${route.method} takes a JSON body (as documented) or the same fields as query parameters.` }),
+    content: { 'application/json': { schema, ...(route.example && { example: without(example) }) } },
+  };
+}
+
+/** `TimelineService_ListTimelines`; the /v1 copies of the timeline collection routes end in `_v1`. */
+function operationId(route: RestRoute): string {
+  return route.rpc.split('.').slice(-2).join('_') + (route.path.startsWith('/v1/timeline') ? '_v1' : '');
 }

@@ -11,12 +11,21 @@ export interface RestRoute {
   /** Fully qualified RPC name, e.g. `tms.v1.EventService.SearchEvents`. */
   rpc: string;
   summary: string;
-  /** A request that works against a fresh start (README, OpenAPI, console). */
+  /**
+   * A request that works against a fresh start (README, OpenAPI, console): every field, path parameters
+   * included. `<prefix>REPLACE_WITH_<field>` stands for the `<field>` an earlier example's response returned.
+   */
   example?: Record<string, unknown>;
 }
 
 const timelineRoutes = (prefix: string): RestRoute[] => [
-  { method: 'GET', path: `${prefix}/timelines`, rpc: 'tms.v1.TimelineService.ListTimelines', summary: 'List the timelines you can see.' },
+  {
+    method: 'GET',
+    path: `${prefix}/timelines`,
+    rpc: 'tms.v1.TimelineService.ListTimelines',
+    summary: 'List the timelines you can see.',
+    example: { page_size: 10 },
+  },
   {
     method: 'POST',
     path: `${prefix}/timelines`,
@@ -24,8 +33,20 @@ const timelineRoutes = (prefix: string): RestRoute[] => [
     summary: 'Create a timeline: alternate, or parallel when a variation is given.',
     example: { base_timeline_id: 'primary', description: 'What if the library of Alexandria survived?' },
   },
-  { method: 'GET', path: `${prefix}/timeline/{timeline_id}`, rpc: 'tms.v1.TimelineService.GetTimeline', summary: 'Get one timeline.' },
-  { method: 'DELETE', path: `${prefix}/timeline/{timeline_id}`, rpc: 'tms.v1.TimelineService.DeleteTimeline', summary: 'Delete a timeline that nothing branches from.' },
+  {
+    method: 'GET',
+    path: `${prefix}/timeline/{timeline_id}`,
+    rpc: 'tms.v1.TimelineService.GetTimeline',
+    summary: 'Get one timeline.',
+    example: { timeline_id: 'primary' },
+  },
+  {
+    method: 'DELETE',
+    path: `${prefix}/timeline/{timeline_id}`,
+    rpc: 'tms.v1.TimelineService.DeleteTimeline',
+    summary: 'Delete a timeline that nothing branches from.',
+    example: { timeline_id: 'tl_REPLACE_WITH_timeline_id' },
+  },
 ];
 
 export const restRoutes: RestRoute[] = [
@@ -143,14 +164,45 @@ export const restRoutes: RestRoute[] = [
     summary: 'Is a significant event intact, altered or absent on a timeline compared with primary?',
     example: { timeline_id: 'primary', significant_event: 'moon-landing' },
   },
-  { method: 'POST', path: '/v1/login', rpc: 'tms.v1.AccountService.Login', summary: 'Log in: a short-lived session token to use as the bearer.', example: { username: 'admin', password: '<password>' } },
-  { method: 'POST', path: '/v1/logout', rpc: 'tms.v1.AccountService.Logout', summary: 'End the session whose token is the bearer.' },
-  { method: 'POST', path: '/v1/accounts', rpc: 'tms.v1.AccountService.CreateAccount', summary: 'Create an account (admin).', example: { username: 'ada', password: 'correct horse battery staple', scopes: ['read', 'write'] } },
-  { method: 'GET', path: '/v1/accounts', rpc: 'tms.v1.AccountService.ListAccounts', summary: 'List accounts (admin).' },
-  { method: 'DELETE', path: '/v1/accounts/{username}', rpc: 'tms.v1.AccountService.DeleteAccount', summary: 'Remove an account and its keys (admin).' },
-  { method: 'POST', path: '/v1/keys', rpc: 'tms.v1.AccountService.CreateKey', summary: 'Create an API key; its secret is shown once.', example: { name: 'ci', scopes: ['read'] } },
-  { method: 'GET', path: '/v1/keys', rpc: 'tms.v1.AccountService.ListKeys', summary: 'List API keys (no secrets).' },
-  { method: 'DELETE', path: '/v1/keys/{key_id}', rpc: 'tms.v1.AccountService.RevokeKey', summary: 'Revoke an API key at once.' },
+  // The account examples are one story: create `ada`, log in as her, log out, delete her.
+  {
+    method: 'POST',
+    path: '/v1/login',
+    rpc: 'tms.v1.AccountService.Login',
+    summary: 'Log in: a short-lived session token to use as the bearer.',
+    example: { username: 'ada', password: 'correct horse battery staple' },
+  },
+  { method: 'POST', path: '/v1/logout', rpc: 'tms.v1.AccountService.Logout', summary: 'End the session whose token is the bearer.', example: {} },
+  {
+    method: 'POST',
+    path: '/v1/accounts',
+    rpc: 'tms.v1.AccountService.CreateAccount',
+    summary: 'Create an account (admin).',
+    example: { username: 'ada', password: 'correct horse battery staple', scopes: ['read', 'write'] },
+  },
+  { method: 'GET', path: '/v1/accounts', rpc: 'tms.v1.AccountService.ListAccounts', summary: 'List accounts (admin).', example: { page_size: 10 } },
+  {
+    method: 'DELETE',
+    path: '/v1/accounts/{username}',
+    rpc: 'tms.v1.AccountService.DeleteAccount',
+    summary: 'Remove an account and its keys (admin).',
+    example: { username: 'ada' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/keys',
+    rpc: 'tms.v1.AccountService.CreateKey',
+    summary: 'Create an API key; its secret is shown once.',
+    example: { name: 'ci', scopes: ['read'] },
+  },
+  { method: 'GET', path: '/v1/keys', rpc: 'tms.v1.AccountService.ListKeys', summary: 'List API keys (no secrets).', example: { page_size: 10 } },
+  {
+    method: 'DELETE',
+    path: '/v1/keys/{key_id}',
+    rpc: 'tms.v1.AccountService.RevokeKey',
+    summary: 'Revoke an API key at once.',
+    example: { key_id: 'key_REPLACE_WITH_key_id' },
+  },
   ...timelineRoutes(''),
   ...timelineRoutes('/v1'),
 ];
