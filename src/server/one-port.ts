@@ -1,12 +1,11 @@
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   createServer as createHttp2Server,
-  createSecureServer,
   type Http2Server,
   type Http2ServerRequest,
   type Http2ServerResponse,
-  type Http2SecureServer,
   type ServerHttp2Session,
 } from 'node:http2';
 
@@ -26,7 +25,8 @@ const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 /**
  * One port for HTTP/1.1 and HTTP/2 (gRPC needs h2; browsers and curl use HTTP/1.1). Cleartext h2 has no
  * ALPN, so the first bytes of each connection decide: the HTTP/2 preface goes to the h2 server, anything
- * else to the HTTP/1.1 server. With TLS, ALPN does it and `allowHTTP1` is enough.
+ * else to the HTTP/1.1 server. With TLS, ALPN decides, handing the decrypted connection to the same two
+ * servers, so both paths share the HTTP/1.1 timeouts and the graceful close of HTTP/2 sessions.
  */
 export interface OnePortOptions {
   tls?: { cert: Buffer; key: Buffer };
@@ -45,22 +45,17 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
 
   const sockets = new Set<Socket>();
   const sessions = new Set<ServerHttp2Session>();
-  let front: NetServer | Http2SecureServer;
-  let h1: ReturnType<typeof createHttpServer> | undefined;
-  let h2: Http2Server | undefined;
-
-  if (tls) {
-    front = createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, tracked);
-  } else {
-    h1 = createHttpServer({ keepAliveTimeout: 65_000, ...(options.requestTimeoutMs && { requestTimeout: options.requestTimeoutMs }) }, tracked);
-    h2 = createHttp2Server({}, tracked);
-    h2.on('session', (session: ServerHttp2Session) => {
-      sessions.add(session);
-      session.once('close', () => sessions.delete(session));
-    });
-    const plain = createNetServer({ noDelay: true }, (socket) => routeBySniffing(socket, h1!, h2!));
-    front = plain;
-  }
+  const h1 = createHttpServer({ keepAliveTimeout: 65_000, ...(options.requestTimeoutMs && { requestTimeout: options.requestTimeoutMs }) }, tracked);
+  const h2: Http2Server = createHttp2Server({}, tracked);
+  h2.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  const front: NetServer = tls
+    ? createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: ['h2', 'http/1.1'], noDelay: true }, (socket: TLSSocket) =>
+        (socket.alpnProtocol === 'h2' ? h2 : h1).emit('connection', socket),
+      )
+    : createNetServer({ noDelay: true }, (socket) => routeBySniffing(socket, h1, h2));
   front.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -82,11 +77,11 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
     },
     async close(graceMs) {
       const closed = new Promise<void>((resolve) => front.close(() => resolve()));
-      h1?.closeIdleConnections();
+      h1.closeIdleConnections();
       for (const session of sessions) session.close();
       const deadline = Date.now() + graceMs;
       while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      h1?.closeAllConnections();
+      h1.closeAllConnections();
       for (const socket of sockets) socket.destroy();
       await closed;
     },
