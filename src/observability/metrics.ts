@@ -15,8 +15,8 @@ export class Metrics {
   });
   private readonly latency = new Histogram({
     name: 'tms_request_duration_seconds',
-    help: 'Request latency by route and protocol.',
-    labelNames: ['route', 'protocol'] as const,
+    help: 'Request latency by route, protocol and result code.',
+    labelNames: ['route', 'protocol', 'code'] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
@@ -58,7 +58,7 @@ export class Metrics {
     const key = `${route} ${protocol} ${code}`;
     let series = this.series.get(key);
     if (!series) {
-      series = { count: this.requests.labels({ route, protocol, code }), latency: this.latency.labels({ route, protocol }) };
+      series = { count: this.requests.labels({ route, protocol, code }), latency: this.latency.labels({ route, protocol, code }) };
       this.series.set(key, series);
     }
     series.count.inc();

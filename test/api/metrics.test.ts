@@ -1,0 +1,52 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { call, startTestServer, type TestServer } from '../support/server.ts';
+import { grpcCall } from '../support/grpc.ts';
+
+const metrics = suite<{ server: TestServer }>('Prometheus /metrics: requests and latency by route, protocol and code; the analysis pool');
+metrics.before(async (ctx) => {
+  ctx.server = await startTestServer();
+});
+metrics.after(async (ctx) => {
+  await ctx.server.stop();
+});
+
+/** The value of one series in the Prometheus text, or undefined when it is absent. */
+function sample(text: string, name: string, labels: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+const SEARCH = 'route="tms.v1.EventService.SearchEvents",protocol="rest"';
+
+metrics('needs no key, is Prometheus text, and counts requests and latency by route, protocol and code', async ({ server }) => {
+  const before = await call(server, 'GET', '/metrics', { key: null });
+  assert.is(before.status, 200, before.text);
+  assert.match(String(before.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+  const ok = (text: string) => sample(text, 'tms_requests_total', `${SEARCH},code="ok"`) ?? 0;
+  const bad = (text: string) => sample(text, 'tms_requests_total', `${SEARCH},code="invalid_argument"`) ?? 0;
+
+  for (let i = 0; i < 3; i++) assert.is((await call(server, 'GET', '/v1/search-events', { body: { location: 'Paris', page_size: 1 } })).status, 200);
+  assert.is((await call(server, 'GET', '/v1/search-events', { body: { time_range: 'not a range' } })).status, 400);
+  assert.is((await grpcCall(server.port, 'tms.v1.EventService.SearchEvents', { location: 'Paris' })).codeName, 'ok');
+
+  const after = (await call(server, 'GET', '/metrics', { key: null })).text;
+  assert.is(ok(after) - ok(before.text), 3);
+  assert.is(bad(after) - bad(before.text), 1);
+  assert.ok((sample(after, 'tms_request_duration_seconds_count', `${SEARCH},code="ok"`) ?? 0) >= 3, 'latency observed per code');
+  assert.ok(sample(after, 'tms_request_duration_seconds_count', `${SEARCH},code="invalid_argument"`)! >= 1);
+  assert.ok(sample(after, 'tms_request_duration_seconds_bucket', `le="+Inf",${SEARCH},code="ok"`)! >= 3, 'histogram buckets');
+  assert.ok(sample(after, 'tms_requests_total', 'route="tms.v1.EventService.SearchEvents",protocol="grpc",code="ok"')! >= 1, 'gRPC counted under its own protocol');
+});
+
+metrics('reports the analysis worker pool: threads, queue and completed tasks', async ({ server }) => {
+  const before = (await call(server, 'GET', '/metrics', { key: null })).text;
+  assert.is((await call(server, 'GET', '/v1/check-paradox', { body: { timeline_id: 'primary' } })).status, 200);
+  const after = (await call(server, 'GET', '/metrics', { key: null })).text;
+  assert.ok(sample(after, 'tms_analysis_threads', '')! >= 1);
+  assert.is(sample(after, 'tms_analysis_queue_size', ''), 0, 'nothing waiting once the check has answered');
+  assert.ok(sample(after, 'tms_analysis_tasks_completed', '')! >= sample(before, 'tms_analysis_tasks_completed', '')!);
+  assert.ok(sample(after, 'tms_process_cpu_seconds_total', '') !== undefined, 'default process metrics');
+});
+
+metrics.run();
