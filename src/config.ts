@@ -21,7 +21,8 @@ export const configSchema = z.object({
   defaultPageSize: z.coerce.number().int().positive().default(50),
   analysisThreads: z.coerce.number().int().min(1).optional(),
   shutdownGraceMs: z.coerce.number().int().positive().default(10_000),
-  seedCatalogue: z.coerce.boolean().default(true),
+  /** From the environment as true/false, 1/0, yes/no or on/off; `z.coerce.boolean` would read "false" as true. */
+  seedCatalogue: z.union([z.boolean(), z.stringbool()]).default(true),
 });
 export type Config = z.infer<typeof configSchema>;
 

@@ -3,12 +3,24 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { call } from '../support/server.ts';
 import { startServeProcess, type ServeProcess } from '../support/serve-process.ts';
 
+/** A port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /** The real command `npm start` runs, on a data folder of our own, with no admin key given. */
 async function serve(dataDir: string): Promise<ServeProcess & { banner: string }> {
-  const server = await startServeProcess(dataDir, ['--log-level', 'warn'], { TMS_ADMIN_KEY: '' });
+  const server = await startServeProcess(dataDir, { args: ['--log-level', 'warn'], env: { TMS_ADMIN_KEY: '' } });
   return { ...server, banner: server.output() };
 }
 
@@ -36,6 +48,27 @@ test('first start prints the admin credentials once; they work; a restart does n
     assert.is((await call(again, 'GET', '/v1/timelines', { key })).status, 200, 'the key still works');
     assert.is(await again.stop(), 0);
   } finally {
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
+test('TMS_PORT, TMS_HOST and TMS_DATA_DIR configure the real command; TMS_ADMIN_KEY sets the admin key', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-env-'));
+  const port = await freePort();
+  const key = 'tms_env_admin_key_0123456789abcdef';
+  const env = { TMS_PORT: String(port), TMS_HOST: '127.0.0.1', TMS_DATA_DIR: dataDir, TMS_ADMIN_KEY: key, TMS_SEED_CATALOGUE: 'false' };
+  const server = await startServeProcess(dataDir, { flags: false, env });
+  try {
+    assert.is(server.port, port, 'listens on TMS_PORT');
+    assert.match(server.output(), new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`));
+    assert.match(server.output(), /the one you set with TMS_ADMIN_KEY/);
+    assert.is((await call(server, 'GET', '/v1/timelines', { key })).status, 200, 'TMS_ADMIN_KEY works');
+    const search = await call(server, 'GET', '/v1/search-events', { key, body: { location: 'Paris' } });
+    assert.equal(search.json.events, [], 'TMS_SEED_CATALOGUE=false: nothing loaded');
+    assert.ok(existsSync(join(dataDir, 'CURRENT')), 'the LevelDB store is in TMS_DATA_DIR');
+  } finally {
+    assert.is(await server.stop(), 0);
     await rm(dataDir, { recursive: true, force: true });
     await rm(`${dataDir}.stdout`, { force: true });
   }

@@ -19,7 +19,7 @@ function requestLines(output: string): Record<string, unknown>[] {
 
 test('every finished request is already in the log, one structured line each, even in a burst', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
-  const server = await startServeProcess(dataDir, ['--admin-key', KEY, '--rate-limit', '0']);
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', KEY, '--rate-limit', '0'] });
   try {
     const ids = Array.from({ length: BURST }, (_, i) => `burst-${i}`);
     const answers = await Promise.all(

@@ -114,7 +114,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal}: requests in flight over HTTP/1.1 and gRPC are answered in full, the process exits 0, and their writes survive a restart`, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tms-shutdown-'));
     const args = ['--admin-key', ADMIN_KEY, '--rate-limit', '0', '--log-level', 'warn'];
-    const server = await startServeProcess(dataDir, args);
+    const server = await startServeProcess(dataDir, { args });
     try {
       const rest = await Promise.all(Array.from({ length: REST_REQUESTS }, (_, i) => restInFlight(server.port, `${signal} rest ${i}`)));
       const session = http2Connect(`http://127.0.0.1:${server.port}`);
@@ -134,7 +134,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       );
       assert.is(await exited, 0, `exit code after ${signal}`);
 
-      const restarted = await startServeProcess(dataDir, args);
+      const restarted = await startServeProcess(dataDir, { args });
       try {
         const list = await call(restarted, 'GET', '/timelines', { body: { page_size: 1000 } });
         assert.is(list.status, 200, list.text);

@@ -10,14 +10,22 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface ServeOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  /** Pass `--port 0 --data-dir <dataDir>` (the default); false leaves both to the environment. */
+  flags?: boolean;
+}
+
 /**
  * The real command `npm start` runs, as its own process, with stdout going to `<dataDir>.stdout` as an
  * operator's redirect would (a file, not a pipe a test must drain). Resolves once it is listening.
  */
-export async function startServeProcess(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<ServeProcess> {
+export async function startServeProcess(dataDir: string, { args = [], env = {}, flags = true }: ServeOptions = {}): Promise<ServeProcess> {
   const stdoutFile = `${dataDir}.stdout`;
   const out = openSync(stdoutFile, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
+  const where = flags ? ['--port', '0', '--data-dir', dataDir] : [];
+  const child = spawn(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), 'serve', ...where, ...args], {
     stdio: ['ignore', out, 'inherit'],
     env: { ...process.env, ...env },
   });
