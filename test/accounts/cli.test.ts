@@ -17,9 +17,11 @@ interface Run {
   stderr: string;
 }
 
-function tms(args: string[], env: Record<string, string> = {}): Promise<Run> {
+const tms = (args: string[], env: Record<string, string> = {}): Promise<Run> => runNode(['--import', 'tsx', cliScript, ...args], env);
+
+function runNode(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cliScript, ...args], {
+    const child = spawn(process.execPath, args, {
       cwd: repoRoot,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,6 +55,12 @@ test.before(async (context) => {
 });
 test.after(async ({ dir }) => {
   await rm(join(dir, '..'), { recursive: true, force: true });
+});
+
+test('package.json bin: the tms command runs the CLI (npx tms …)', async () => {
+  const run = await runNode([join(repoRoot, 'bin', 'tms.js'), '--help']);
+  assert.is(run.code, 0, run.stderr);
+  for (const command of ['serve', 'generate', 'users', 'keys']) assert.match(run.stdout, new RegExp(`\\b${command}\\b`));
 });
 
 test('users create prints a generated password once; --password sets one', async (context) => {
