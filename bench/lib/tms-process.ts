@@ -66,10 +66,11 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   });
 }
 
+/** tms as `npm start` runs it, with the same malloc setting (docs/decisions.md: shared memory of the causal graph). */
 export const startTms = (dataDir: string, adminKey: string, node?: string) =>
   startProcess(
     ['src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-key', adminKey, '--rate-limit', '0'],
-    { TMS_LOG_LEVEL: 'info' },
+    { TMS_LOG_LEVEL: 'info', MALLOC_MMAP_THRESHOLD_: '1048576' },
     /listening on http:\/\/[^:]+:(\d+)/,
     node,
   );
