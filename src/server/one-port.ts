@@ -1,6 +1,7 @@
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import {
   createServer as createHttp2Server,
   type Http2Server,
@@ -8,6 +9,8 @@ import {
   type Http2ServerResponse,
   type ServerHttp2Session,
 } from 'node:http2';
+import { ApiError } from '../domain/errors.ts';
+import { errorBody } from './errors.ts';
 
 export type AnyRequest = IncomingMessage | Http2ServerRequest;
 export type AnyResponse = ServerResponse | Http2ServerResponse;
@@ -21,6 +24,8 @@ export interface OnePortServer {
 }
 
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+/** How often the HTTP/1.1 server looks for requests past their time limit (Node's default is 30 s). */
+const CHECK_EVERY_MS = 1000;
 
 /**
  * One port for HTTP/1.1 and HTTP/2 (gRPC needs h2; browsers and curl use HTTP/1.1). Cleartext h2 has no
@@ -30,7 +35,7 @@ const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
  */
 export interface OnePortOptions {
   tls?: { cert: Buffer; key: Buffer };
-  /** HTTP/1.1: the whole request (headers and body) must arrive within this (Node answers 408 beyond). */
+  /** HTTP/1.1: the whole request (headers and body) must arrive within this (408 in the error JSON beyond). */
   requestTimeoutMs?: number;
 }
 
@@ -45,8 +50,19 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
 
   const sockets = new Set<Socket>();
   const sessions = new Set<ServerHttp2Session>();
-  const h1 = createHttpServer({ keepAliveTimeout: 65_000, ...(options.requestTimeoutMs && { requestTimeout: options.requestTimeoutMs }) }, tracked);
+  const h1 = createHttpServer(
+    {
+      keepAliveTimeout: 65_000,
+      ...(options.requestTimeoutMs && {
+        requestTimeout: options.requestTimeoutMs,
+        headersTimeout: options.requestTimeoutMs,
+        connectionsCheckingInterval: Math.min(CHECK_EVERY_MS, options.requestTimeoutMs),
+      }),
+    },
+    tracked,
+  );
   const h2: Http2Server = createHttp2Server({}, tracked);
+  h1.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, options.requestTimeoutMs));
   h2.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
@@ -70,6 +86,9 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
         front.once('error', reject);
         front.listen(port, host, () => {
           front.off('error', reject);
+          // h1 never listens itself (it is handed connections), but Node tracks its connections (timeouts,
+          // idle connections to close) only from its 'listening' event.
+          h1.emit('listening');
           const address = front.address();
           resolve({ port: typeof address === 'object' && address ? address.port : port });
         });
@@ -83,9 +102,33 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
       while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       h1.closeAllConnections();
       for (const socket of sockets) socket.destroy();
+      // Stops its connection checks; it was never bound, so 'not running' is expected.
+      h1.close(() => {});
       await closed;
     },
   };
+}
+
+/**
+ * What Node would answer with a bare status line (a request not received in time, headers too large, bytes
+ * that are not HTTP/1.1), in the same error JSON as every other error.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, requestTimeoutMs: number | undefined): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, apiError] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, new ApiError('deadline_exceeded', `request: not received within ${requestTimeoutMs} ms (TMS_REQUEST_TIMEOUT_MS)`)]
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, new ApiError('resource_exhausted', 'request headers: too large')]
+        : [400, new ApiError('invalid_argument', `request: not valid HTTP/1.1 (${error.code ?? error.message})`)];
+  const body = errorBody(apiError);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 function routeBySniffing(socket: Socket, h1: ReturnType<typeof createHttpServer>, h2: Http2Server): void {

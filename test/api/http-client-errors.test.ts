@@ -1,0 +1,67 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const TIMEOUT_MS = 600;
+const fixtures = join(import.meta.dirname, 'fixtures');
+const tls = { tlsCert: join(fixtures, 'tls-test-cert.pem'), tlsKey: join(fixtures, 'tls-test-key.pem') };
+const ca = readFileSync(tls.tlsCert);
+
+interface Raw {
+  status: number;
+  json: { code: string; message: string };
+  elapsedMs: number;
+}
+
+/** Sends raw bytes on a new connection and reads whatever comes back until the server closes it. */
+function raw(server: TestServer, secure: boolean, bytes: string): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket: Socket = secure
+      ? tlsConnect({ host: '127.0.0.1', port: server.port, ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => socket.write(bytes))
+      : netConnect({ host: '127.0.0.1', port: server.port }, () => socket.write(bytes));
+    let text = '';
+    // A server that never answers must fail the test, not hang it.
+    socket.setTimeout(TIMEOUT_MS * 5, () => socket.destroy());
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.once('error', reject);
+    socket.once('close', () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+      resolve({ status, json: (body ? JSON.parse(body) : {}) as Raw['json'], elapsedMs: performance.now() - started });
+    });
+  });
+}
+
+for (const secure of [false, true]) {
+  const transport = secure ? 'TLS' : 'cleartext';
+  const errors = suite<{ server: TestServer }>(`HTTP/1.1 errors before a request reaches a route (${transport})`);
+  errors.before(async (ctx) => {
+    ctx.server = await startTestServer({ requestTimeoutMs: TIMEOUT_MS, ...(secure && tls) });
+  });
+  errors.after(async (ctx) => {
+    await ctx.server.stop();
+  });
+
+  errors('headers that never finish get 408 deadline_exceeded in the error JSON, then the connection closes', async ({ server }) => {
+    const res = await raw(server, secure, 'GET /v1/search-events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ');
+    assert.is(res.status, 408);
+    assert.is(res.json.code, 'deadline_exceeded');
+    assert.match(res.json.message, new RegExp(`not received within ${TIMEOUT_MS} ms \\(TMS_REQUEST_TIMEOUT_MS\\)`));
+    assert.ok(res.elapsedMs >= TIMEOUT_MS, `not before the limit (${res.elapsedMs} ms)`);
+  });
+
+  errors('bytes that are not HTTP/1.1 get 400 invalid_argument in the error JSON', async ({ server }) => {
+    const res = await raw(server, secure, 'HELLO THERE\r\n\r\n');
+    assert.is(res.status, 400);
+    assert.is(res.json.code, 'invalid_argument');
+    assert.match(res.json.message, /^request: not valid HTTP\/1\.1/);
+  });
+
+  errors.run();
+}
