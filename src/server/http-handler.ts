@@ -34,7 +34,8 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     const state: RequestState = { requestId, protocol: 'http', route: 'unmatched', code: 'ok' };
-    res.once('finish', () => logRequest(deps, req, res, state, started));
+    // 'close', not 'finish': a request whose client went away before the answer is logged and counted too.
+    res.once('close', () => logRequest(deps, req, res, state, started));
 
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -105,8 +106,13 @@ function isRpcPath(path: string): boolean {
   return slash > 0 && path.lastIndexOf('/') === slash && path.slice(1, slash).includes('.');
 }
 
+/** The status logged for a request whose client left before the answer was written (nginx's convention). */
+const CLIENT_CLOSED_REQUEST = 499;
+
 function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, state: RequestState, started: number): void {
   const seconds = (performance.now() - started) / 1000;
+  const answered = res.writableEnded;
+  if (!answered) state.code = 'canceled';
   deps.metrics.observe(state.route, state.protocol, state.code, seconds);
   const level = state.failure === undefined ? 'info' : 'error';
   deps.logger[level](
@@ -116,7 +122,7 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
       path: req.url,
       protocol: state.protocol,
       route: state.route,
-      status: res.statusCode,
+      status: answered ? res.statusCode : CLIENT_CLOSED_REQUEST,
       code: state.code,
       duration_ms: Math.round(seconds * 100_000) / 100,
       key_id: state.credentialId,

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import { call } from '../support/server.ts';
 import { startServeProcess } from '../support/serve-process.ts';
 
@@ -56,7 +57,40 @@ test('every finished request is already in the log, one structured line each, ev
     assert.is(bad['status'], 400);
     assert.is(bad['code'], 'invalid_argument');
   } finally {
-    assert.is(await server.stop(), 0);
+    const code = await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+    assert.is(code, 0);
+  }
+});
+
+test('a request whose client leaves before the answer is logged too, as canceled (499)', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', KEY, '--rate-limit', '0'] });
+  try {
+    const socket = connect({ host: '127.0.0.1', port: server.port });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // Headers and half of the promised body: the server is waiting for the rest when the client goes.
+    socket.write(
+      'POST /v1/create-timeline HTTP/1.1\r\nHost: x\r\nx-request-id: walked-away\r\n' +
+        `Authorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 80\r\n\r\n{"base_timeline_id":`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+
+    let line: Record<string, unknown> | undefined;
+    for (let tries = 0; tries < 50 && !line; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      line = requestLines(server.output()).find((entry) => entry['req_id'] === 'walked-away');
+    }
+    assert.ok(line, 'the abandoned request has its log line');
+    assert.is(line['code'], 'canceled');
+    assert.is(line['status'], 499);
+    assert.is(line['route'], 'tms.v1.TimelineService.CreateTimeline');
+    const metrics = await call(server, 'GET', '/metrics', { key: null });
+    assert.match(metrics.text, /tms_requests_total\{route="tms\.v1\.TimelineService\.CreateTimeline",protocol="rest",code="canceled"\} 1/);
+  } finally {
+    await server.stop();
     await rm(dataDir, { recursive: true, force: true });
     await rm(`${dataDir}.stdout`, { force: true });
   }
