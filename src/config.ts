@@ -22,7 +22,7 @@ export const configSchema = z.object({
   analysisThreads: z.coerce.number().int().min(1).optional(),
   shutdownGraceMs: z.coerce.number().int().positive().default(10_000),
   /** From the environment as true/false, 1/0, yes/no or on/off; `z.coerce.boolean` would read "false" as true. */
-  seedCatalogue: z.union([z.boolean(), z.stringbool()]).default(true),
+  seedCatalogue: z.union([z.boolean(), z.stringbool()], { error: 'must be true or false (also 1/0, yes/no, on/off)' }).default(true),
 });
 export type Config = z.infer<typeof configSchema>;
 

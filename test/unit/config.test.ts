@@ -28,7 +28,7 @@ test('TMS_SEED_CATALOGUE reads false as false (not as a non-empty string)', () =
 test('a bad value names the setting and its variable', () => {
   assert.throws(() => loadConfig({}, { TMS_PORT: 'eighty' }), /configuration port \(TMS_PORT\)/);
   assert.throws(() => loadConfig({}, { TMS_PORT: '70000' }), /TMS_PORT/);
-  assert.throws(() => loadConfig({}, { TMS_SEED_CATALOGUE: 'maybe' }), /configuration seedCatalogue \(TMS_SEED_CATALOGUE\)/);
+  assert.throws(() => loadConfig({}, { TMS_SEED_CATALOGUE: 'maybe' }), /configuration seedCatalogue \(TMS_SEED_CATALOGUE\): must be true or false/);
   assert.throws(() => loadConfig({}, { TMS_ADMIN_KEY: 'short' }), /at least 16 characters/);
   assert.throws(() => loadConfig({}, { TMS_LOG_LEVEL: 'loud' }), /TMS_LOG_LEVEL/);
 });
