@@ -52,12 +52,8 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
       return;
     }
     if (match.kind === 'wrong_method') {
-      state.code = 'unimplemented';
-      const allow = match.allow.join(', ');
-      sendError(res, new ApiError('unimplemented', `method ${method} is not allowed on ${path}; allowed: ${allow}`, [], 405), {
-        allow,
-        'x-request-id': requestId,
-      });
+      res.setHeader('x-request-id', requestId);
+      answerWrongMethod(res, state, method, path, match.allow);
       return;
     }
     if (isRpcPath(path)) {
@@ -71,9 +67,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
       state.route = path;
       res.setHeader('x-request-id', requestId);
       if (!PLAIN_METHODS.includes(method)) {
-        state.code = 'unimplemented';
-        const allow = PLAIN_METHODS.join(', ');
-        sendError(res, new ApiError('unimplemented', `method ${method} is not allowed on ${path}; allowed: ${allow}`, [], 405), { allow });
+        answerWrongMethod(res, state, method, path, PLAIN_METHODS);
         return;
       }
       Promise.resolve(plain(req, res, state)).catch((error: unknown) => {
@@ -85,6 +79,13 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     state.code = 'not_found';
     sendError(res, new ApiError('not_found', `no route for ${method} ${path}`), { 'x-request-id': requestId });
   };
+}
+
+/** 405 with `Allow`, in the error JSON. */
+function answerWrongMethod(res: AnyResponse, state: RequestState, method: string, path: string, allowed: readonly string[]): void {
+  state.code = 'unimplemented';
+  const allow = allowed.join(', ');
+  sendError(res, new ApiError('unimplemented', `method ${method} is not allowed on ${path}; allowed: ${allow}`, [], 405), { allow });
 }
 
 /**
