@@ -57,7 +57,7 @@ test.after(async ({ dir }) => {
   await rm(join(dir, '..'), { recursive: true, force: true });
 });
 
-test('package.json bin: the tms command runs the CLI (npx tms …)', async () => {
+test('package.json bin: bin/tms.js runs the CLI', async () => {
   const run = await runNode([join(repoRoot, 'bin', 'tms.js'), '--help']);
   assert.is(run.code, 0, run.stderr);
   for (const command of ['serve', 'generate', 'users', 'keys']) assert.match(run.stdout, new RegExp(`\\b${command}\\b`));

@@ -8,10 +8,10 @@ import { createServer } from 'node:net';
 import { call } from '../support/server.ts';
 import { startServeProcess, type ServeProcess } from '../support/serve-process.ts';
 
-/** A port nothing listens on right now. */
+/** A port nothing listens on right now (on 127.0.0.2, where no other test listens). */
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
+    const probe = createServer().listen(0, '127.0.0.2', () => {
       const { port } = probe.address() as { port: number };
       probe.close(() => resolve(port));
     });
@@ -57,20 +57,21 @@ test('TMS_PORT, TMS_HOST and TMS_DATA_DIR configure the real command; TMS_ADMIN_
   const dataDir = await mkdtemp(join(tmpdir(), 'tms-env-'));
   const port = await freePort();
   const key = 'tms_env_admin_key_0123456789abcdef';
-  const env = { TMS_PORT: String(port), TMS_HOST: '127.0.0.1', TMS_DATA_DIR: dataDir, TMS_ADMIN_KEY: key, TMS_SEED_CATALOGUE: 'false' };
-  const server = await startServeProcess(dataDir, { flags: false, env });
+  const env = { TMS_PORT: String(port), TMS_HOST: '127.0.0.2', TMS_DATA_DIR: dataDir, TMS_ADMIN_KEY: key, TMS_SEED_CATALOGUE: 'false' };
+  const server = { ...(await startServeProcess(dataDir, { flags: false, env })), host: '127.0.0.2' };
   try {
     assert.is(server.port, port, 'listens on TMS_PORT');
-    assert.match(server.output(), new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`));
+    assert.match(server.output(), new RegExp(`listening on http://127\\.0\\.0\\.2:${port}`), 'listens on TMS_HOST');
     assert.match(server.output(), /the one you set with TMS_ADMIN_KEY/);
     assert.is((await call(server, 'GET', '/v1/timelines', { key })).status, 200, 'TMS_ADMIN_KEY works');
     const search = await call(server, 'GET', '/v1/search-events', { key, body: { location: 'Paris' } });
     assert.equal(search.json.events, [], 'TMS_SEED_CATALOGUE=false: nothing loaded');
     assert.ok(existsSync(join(dataDir, 'CURRENT')), 'the LevelDB store is in TMS_DATA_DIR');
   } finally {
-    assert.is(await server.stop(), 0);
+    const code = await server.stop();
     await rm(dataDir, { recursive: true, force: true });
     await rm(`${dataDir}.stdout`, { force: true });
+    assert.is(code, 0);
   }
 });
 

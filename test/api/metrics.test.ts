@@ -45,7 +45,8 @@ metrics('reports the analysis worker pool: threads, queue and completed tasks', 
   const after = (await call(server, 'GET', '/metrics', { key: null })).text;
   assert.ok(sample(after, 'tms_analysis_threads', '')! >= 1);
   assert.is(sample(after, 'tms_analysis_queue_size', ''), 0, 'nothing waiting once the check has answered');
-  assert.ok(sample(after, 'tms_analysis_tasks_completed', '')! >= sample(before, 'tms_analysis_tasks_completed', '')!);
+  // A small timeline's check runs inline (no task for the pool), so the counter need not move here.
+  assert.ok(sample(after, 'tms_analysis_tasks_completed', '')! >= sample(before, 'tms_analysis_tasks_completed', '')!, 'a counter');
   assert.ok(sample(after, 'tms_process_cpu_seconds_total', '') !== undefined, 'default process metrics');
 });
 

@@ -59,7 +59,7 @@ errors('health, metrics and the API description answer reads only: another metho
   }
 });
 
-errors('an unknown RPC method is 404 unimplemented in the same error shape, and logged as such', async ({ server }) => {
+errors('an unknown RPC method is 404 unimplemented in the same error shape, and counted as such in the metrics', async ({ server }) => {
   const unmatchedUnimplemented = async () => {
     const metrics = await call(server, 'GET', '/metrics', { key: null });
     return Number(/tms_requests_total\{route="unmatched",protocol="http",code="unimplemented"\} (\d+)/.exec(metrics.text)?.[1] ?? 0);

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request as httpRequest, type ClientRequest } from 'node:http';
+import { connect as netConnect } from 'node:net';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -110,6 +111,23 @@ async function pinged(session: ClientHttp2Session): Promise<void> {
   await new Promise<void>((resolve, reject) => session.ping((error) => (error ? reject(error) : resolve())));
 }
 
+/** Whether a new connection is refused within a few seconds (the server has stopped accepting). */
+async function refusesNewConnections(port: number): Promise<boolean> {
+  for (let tries = 0; tries < 200; tries++) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = netConnect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', () => resolve(true));
+    });
+    if (refused) return true;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return false;
+}
+
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal}: requests in flight over HTTP/1.1 and gRPC are answered in full, the process exits 0, and their writes survive a restart`, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tms-shutdown-'));
@@ -122,8 +140,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       await pinged(session);
 
       const exited = server.stop(signal);
-      // The server has stopped accepting: a new connection is refused while the ones in flight wait for their bodies.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(await refusesNewConnections(server.port), 'shutdown began: new connections are refused');
       const answers = await Promise.all([...rest, ...grpc].map((request) => request.finish()));
       session.close();
 

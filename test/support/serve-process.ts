@@ -10,6 +10,9 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** A start takes about a second; far beyond that, something is wrong and the test must fail, not hang. */
+const READY_WITHIN_MS = 60_000;
+
 export interface ServeOptions {
   args?: string[];
   env?: Record<string, string>;
@@ -32,13 +35,18 @@ export async function startServeProcess(dataDir: string, { args = [], env = {}, 
   closeSync(out);
   const output = () => readFileSync(stdoutFile, 'utf8');
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const givesUpAt = Date.now() + READY_WITHIN_MS;
   const port = await new Promise<number>((resolve, reject) => {
     const poll = setInterval(() => {
       const seen = output();
-      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(seen);
+      const match = /listening on https?:\/\/[^:]+:(\d+)/.exec(seen);
       if (match && seen.includes('/openapi.json')) {
         clearInterval(poll);
         resolve(Number(match[1]));
+      } else if (Date.now() > givesUpAt) {
+        clearInterval(poll);
+        child.kill('SIGKILL');
+        reject(new Error(`server not listening within ${READY_WITHIN_MS / 1000} s:\n${seen}`));
       }
     }, 20);
     void exited.then(() => {

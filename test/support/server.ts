@@ -53,7 +53,7 @@ export interface HttpResult {
 
 /** node:http, because fetch refuses a body on GET and the spec sends GET with a JSON body. */
 export function call(
-  server: { port: number },
+  server: { port: number; host?: string },
   method: string,
   path: string,
   options: { body?: unknown; rawBody?: string | Buffer; key?: string | null; headers?: Record<string, string> } = {},
@@ -64,7 +64,7 @@ export function call(
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   if (options.key !== null) headers['authorization'] ??= `Bearer ${options.key ?? ADMIN_KEY}`;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: server.port, method, path, headers }, (res) => {
+    const req = httpRequest({ host: server.host ?? '127.0.0.1', port: server.port, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
