@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -127,7 +128,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, request
   const body = errorBody(apiError);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `x-request-id: ${randomUUID()}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 

@@ -13,6 +13,7 @@ const ca = readFileSync(tls.tlsCert);
 
 interface Raw {
   status: number;
+  requestId: string | undefined;
   json: { code: string; message: string };
   elapsedMs: number;
 }
@@ -33,7 +34,8 @@ function raw(server: TestServer, secure: boolean, bytes: string): Promise<Raw> {
     socket.once('close', () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
       const body = text.slice(text.indexOf('\r\n\r\n') + 4);
-      resolve({ status, json: (body ? JSON.parse(body) : {}) as Raw['json'], elapsedMs: performance.now() - started });
+      const requestId = /\r\nx-request-id: ([\w-]+)\r\n/i.exec(text)?.[1];
+      resolve({ status, requestId, json: (body ? JSON.parse(body) : {}) as Raw['json'], elapsedMs: performance.now() - started });
     });
   });
 }
@@ -51,6 +53,7 @@ for (const secure of [false, true]) {
   errors('headers that never finish get 408 deadline_exceeded in the error JSON, then the connection closes', async ({ server }) => {
     const res = await raw(server, secure, 'GET /v1/search-events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ');
     assert.is(res.status, 408);
+    assert.ok(res.requestId, 'x-request-id on the 408');
     assert.is(res.json.code, 'deadline_exceeded');
     assert.match(res.json.message, new RegExp(`not received within ${TIMEOUT_MS} ms \\(TMS_REQUEST_TIMEOUT_MS\\)`));
     assert.ok(res.elapsedMs >= TIMEOUT_MS, `not before the limit (${res.elapsedMs} ms)`);
@@ -59,6 +62,7 @@ for (const secure of [false, true]) {
   errors('bytes that are not HTTP/1.1 get 400 invalid_argument in the error JSON', async ({ server }) => {
     const res = await raw(server, secure, 'HELLO THERE\r\n\r\n');
     assert.is(res.status, 400);
+    assert.ok(res.requestId, 'x-request-id on the 400');
     assert.is(res.json.code, 'invalid_argument');
     assert.match(res.json.message, /^request: not valid HTTP\/1\.1/);
   });
