@@ -36,6 +36,14 @@ export function sendError(res: AnyResponse, error: ApiError, headers: Record<str
   sendJson(res, error.httpStatus ?? httpStatusOf[error.code], errorBody(error), headers);
 }
 
+/**
+ * An HTTP/1.1 answer sent before the request body has arrived leaves the connection mid-request: it cannot carry
+ * another one, so it is closed after the answer.
+ */
+export function closeIfBodyUnread(req: AnyRequest): Record<string, string> {
+  return req.httpVersionMajor === 1 && !req.complete ? { connection: 'close' } : {};
+}
+
 /** Reads the whole body, refusing (413) anything over the limit without buffering it. */
 export function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);

@@ -36,7 +36,7 @@ const CHECK_EVERY_MS = 1000;
  */
 export interface OnePortOptions {
   tls?: { cert: Buffer; key: Buffer };
-  /** HTTP/1.1: the whole request (headers and body) must arrive within this (408 in the error JSON beyond). */
+  /** HTTP/1.1: headers must arrive within this (408 in the error JSON beyond); see requestTimeouts for the body. */
   requestTimeoutMs?: number;
 }
 
@@ -54,11 +54,7 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
   const h1 = createHttpServer(
     {
       keepAliveTimeout: 65_000,
-      ...(options.requestTimeoutMs && {
-        requestTimeout: options.requestTimeoutMs,
-        headersTimeout: options.requestTimeoutMs,
-        connectionsCheckingInterval: Math.min(CHECK_EVERY_MS, options.requestTimeoutMs),
-      }),
+      ...(options.requestTimeoutMs && requestTimeouts(options.requestTimeoutMs)),
     },
     tracked,
   );
@@ -111,11 +107,26 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
 }
 
 /**
+ * Headers must arrive within the limit. Once they have, the request's own deadline answers (504 for REST, in
+ * the handler), so Node's whole-request timeout is only a backstop one check later: for a body that still has
+ * not arrived where no handler deadline runs yet (Connect and gRPC read the body before their handler starts).
+ */
+function requestTimeouts(limitMs: number) {
+  const checkEveryMs = Math.min(CHECK_EVERY_MS, limitMs);
+  return { headersTimeout: limitMs, requestTimeout: limitMs + checkEveryMs, connectionsCheckingInterval: checkEveryMs };
+}
+
+/** A handler has already written a response on this connection; an error status after it would corrupt the stream. */
+function responseStarted(socket: Duplex): boolean {
+  return (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+}
+
+/**
  * What Node would answer with a bare status line (a request not received in time, headers too large, bytes
  * that are not HTTP/1.1), in the same error JSON as every other error.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, requestTimeoutMs: number | undefined): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  if (error.code === 'ECONNRESET' || !socket.writable || responseStarted(socket)) {
     socket.destroy();
     return;
   }

@@ -31,22 +31,35 @@ limits('gRPC: the same limit gives DEADLINE_EXCEEDED', async ({ server, username
   assert.match(res.message, /not finished within 100 ms/);
 });
 
-limits('REST: a body that never finishes arriving also meets the deadline', async ({ server }) => {
+/** Sends a request whose body never finishes and reads everything the server sends until it closes the connection. */
+function sendUnfinishedBody(server: TestServer, path: string): Promise<string> {
   const socket = connect(server.port, '127.0.0.1');
-  const answer = new Promise<string>((resolve) => {
-    let text = '';
-    socket.on('data', (chunk) => {
-      text += chunk.toString();
-      if (text.includes('\r\n\r\n') && text.includes('}')) resolve(text);
-    });
-  });
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (text += chunk));
+  // A server that never closes must fail the test, not hang it.
+  socket.setTimeout(TIMEOUT_MS * 30, () => socket.destroy());
   socket.write(
-    'POST /v1/create-timeline HTTP/1.1\r\nHost: tms\r\nAuthorization: Bearer ' + ADMIN_KEY +
+    `POST ${path} HTTP/1.1\r\nHost: tms\r\nAuthorization: Bearer ${ADMIN_KEY}` +
       '\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"base_timeline_id": ',
   );
-  const text = await answer;
-  socket.destroy();
+  return new Promise((resolve) => socket.once('close', () => resolve(text)));
+}
+
+limits('REST: a body that never finishes arriving gets one 504 deadline_exceeded, then the connection closes', async ({ server }) => {
+  const text = await sendUnfinishedBody(server, '/v1/create-timeline');
   assert.match(text, /^HTTP\/1\.1 504 /);
+  assert.is(text.match(/HTTP\/1\.1 /g)?.length, 1, `one answer on the connection, got: ${text}`);
+  assert.match(text, /\r\nconnection: close\r\n/i);
+  assert.match(text, /"code":"deadline_exceeded"/);
+  const list = await call(server, 'GET', '/v1/timelines');
+  assert.is(list.json.timelines.length, 1, 'nothing was created');
+});
+
+limits('Connect: a body that never finishes arriving gets one 408 deadline_exceeded, then the connection closes', async ({ server }) => {
+  const text = await sendUnfinishedBody(server, '/tms.v1.TimelineService/CreateTimeline');
+  assert.match(text, /^HTTP\/1\.1 408 /);
+  assert.is(text.match(/HTTP\/1\.1 /g)?.length, 1, `one answer on the connection, got: ${text}`);
   assert.match(text, /"code":"deadline_exceeded"/);
   const list = await call(server, 'GET', '/v1/timelines');
   assert.is(list.json.timelines.length, 1, 'nothing was created');

@@ -7,7 +7,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { parseInput } from '../../api/validation.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
 import { toApiError } from '../errors.ts';
-import { clientAddress, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
+import { clientAddress, closeIfBodyUnread, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
 
 export interface RestDeps {
   operations: OperationTable;
@@ -37,7 +37,7 @@ export async function serveRest(
     const operation = deps.operations.get(route.rpc);
     if (!operation) throw new ApiError('unimplemented', `${route.rpc} is not implemented yet`);
     // The deadline covers reading the body too: a client trickling it cannot hold the request longer.
-    deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error));
+    deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error, closeIfBodyUnread(req)));
     const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
     const fields = mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
     const output = await operation.run({ principal, requestId: state.requestId, client, authorization }, parseInput(operation.input, fields));
@@ -52,11 +52,11 @@ export async function serveRest(
   }
 }
 
-function answerError(res: AnyResponse, state: RequestState, thrown: unknown): void {
+function answerError(res: AnyResponse, state: RequestState, thrown: unknown, headers: Record<string, string> = {}): void {
   const error = toApiError(thrown);
   state.code = error.code;
   if (error !== thrown && error.code === 'internal') state.failure = thrown;
-  sendError(res, error, { 'x-request-id': state.requestId });
+  sendError(res, error, { 'x-request-id': state.requestId, ...headers });
 }
 
 function parseJsonBody(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
