@@ -45,3 +45,6 @@ export const invalidArgument = (field: string, problem: string): ApiError =>
   new ApiError('invalid_argument', `${field}: ${problem}`);
 
 export const notFound = (what: string, id: string): ApiError => new ApiError('not_found', `${what} ${JSON.stringify(id)} not found`);
+
+export const notAManipulation = (eventId: string): ApiError =>
+  new ApiError('failed_precondition', `event "${eventId}" is not a manipulation; only an event created by manipulate-event can be reverted`);

@@ -3,7 +3,7 @@
  * writes only its own versions and reads fall through its chain. Every write runs in its timeline's queue
  * and is one synced batch; every read caps each level at the LSN it had committed when the read started.
  */
-import { ApiError, notFound } from '../domain/errors.ts';
+import { ApiError, notAManipulation, notFound } from '../domain/errors.ts';
 import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../time/index.ts';
 import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
 import type { CausalGraph } from '../analysis/causal-graph.ts';
@@ -520,7 +520,7 @@ export class LevelTimelineStore implements TimelineStore {
       if (!found) throw new ApiError('not_found', `event "${manipulatedEventId}" not found on timeline "${timelineId}"`);
       const manipulated = found.record;
       if (manipulated.supersedes === undefined) {
-        throw failed(`event "${manipulatedEventId}" is not a manipulation; only an event created by manipulate-event can be reverted`);
+        throw notAManipulation(manipulatedEventId);
       }
       if (manipulated.status === 'reverted') {
         throw failed(`event "${manipulatedEventId}" was already reverted on timeline "${timelineId}"`);

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
+import { createKey } from '../support/accounts.ts';
 
 const rest = suite<{ server: TestServer }>('REST: events and timelines, exact spec shapes');
 rest.before(async (ctx) => {
@@ -131,6 +132,24 @@ rest('revert-event with only event_id, as the spec shows it, reverts on the time
   assert.is(unknown.status, 404, unknown.text);
   assert.is(unknown.json.code, 'not_found');
   assert.match(unknown.json.message, /evt_never_made/);
+});
+
+rest('revert-event on an original event says it is not a manipulation, with or without timeline_id, for any writer', async ({ server }) => {
+  const { key } = await createKey(server, ADMIN_KEY, { name: 'writer', scopes: ['read', 'write'] });
+  const [original] = (await call(server, 'GET', '/v1/search-events', { body: PARIS_1789 })).json.events;
+  const requests = [
+    { bearer: ADMIN_KEY, body: { event_id: original.event_id } },
+    { bearer: ADMIN_KEY, body: { event_id: original.event_id, timeline_id: 'primary' } },
+    { bearer: key, body: { event_id: original.event_id } },
+  ];
+  for (const { bearer, body } of requests) {
+    const res = await call(server, 'POST', '/v1/revert-event', { body, key: bearer });
+    assert.is(res.status, 400, res.text);
+    assert.is(res.json.code, 'failed_precondition');
+    assert.is(res.json.message, `event "${original.event_id}" is not a manipulation; only an event created by manipulate-event can be reverted`);
+  }
+  const still = (await call(server, 'GET', '/v1/search-events', { body: PARIS_1789 })).json.events[0];
+  assert.equal(still, original, 'nothing changed');
 });
 
 rest('create-parallel-timeline stores and returns the variation', async ({ server }) => {

@@ -7,10 +7,10 @@ import type { Principal } from '../../accounts/principal.ts';
 import { hasScope } from '../../accounts/principal.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, booleanField, idField, instantField, intervalField, pageSizeField, pageTokenField, textField, timelineIdField } from '../fields.ts';
-import { requireTimeline } from '../timeline-access.ts';
+import { PRIMARY, requireTimeline } from '../timeline-access.ts';
 import { canSee } from '../../accounts/authorization.ts';
 import { eventJson } from '../event-json.ts';
-import { invalidArgument, notFound } from '../../domain/errors.ts';
+import { invalidArgument, notAManipulation, notFound } from '../../domain/errors.ts';
 import { safetyCheck } from './safety-check.ts';
 import { markReusable } from '../reusable-output.ts';
 
@@ -115,8 +115,13 @@ export async function manipulateEvent(deps: OperationDeps, ctx: RequestContext, 
 // Without timeline_id, revert finds the timeline the manipulation was made on (the spec's request has only event_id).
 export const revertInput = z.strictObject({ event_id: idField, timeline_id: blankAsMissing(idField.optional()) });
 
-/** The one timeline the caller can see on which the event was written; none is the same as an unknown event. */
-function madeOn(deps: OperationDeps, ctx: RequestContext, eventId: string): string {
+/**
+ * The one timeline the caller can see on which the manipulation was made. An original event of primary (which
+ * branches that changed it have also written) is said to be no manipulation rather than ambiguous or unknown.
+ */
+async function madeOn(deps: OperationDeps, ctx: RequestContext, eventId: string): Promise<string> {
+  const onPrimary = await deps.store.getEvent(PRIMARY, eventId);
+  if (onPrimary && onPrimary.supersedes === undefined) throw notAManipulation(eventId);
   const visible = deps.store.timelinesWriting(eventId).filter((id) => {
     const owner = deps.store.timelineOwner(id);
     return owner !== undefined && canSee(ctx.principal, owner);
@@ -139,7 +144,7 @@ export function eventOperations(deps: OperationDeps) {
       }),
     ),
     'tms.v1.EventService.RevertEvent': defineOperation(revertInput, async (ctx, input) => {
-      const timelineId = input.timeline_id ?? madeOn(deps, ctx, input.event_id);
+      const timelineId = input.timeline_id ?? (await madeOn(deps, ctx, input.event_id));
       requireTimeline(deps.store, ctx.principal, timelineId, 'change');
       const { restored } = await deps.store.revert(timelineId, input.event_id, ctx.principal.account);
       return { status: 'Event reverted successfully', original_event_id: restored.event_id, timeline_id: timelineId };
