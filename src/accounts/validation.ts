@@ -1,4 +1,4 @@
-import { ApiError, invalidArgument } from '../domain/errors.ts';
+import { invalidArgument } from '../domain/errors.ts';
 import { isScope, sortScopes } from './principal.ts';
 import type { Scope } from './principal.ts';
 
@@ -60,7 +60,7 @@ const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_0
 export function parseDuration(value: string, field = '--expires'): number {
   const match = /^(\d{1,6})([smhdw])$/.exec(value.trim());
   if (!match || Number(match[1]) === 0) {
-    throw new ApiError('invalid_argument', `${field}: use a positive number and a unit, e.g. 90s, 15m, 12h, 30d, 2w`);
+    throw invalidArgument(field, 'use a positive number and a unit, e.g. 90s, 15m, 12h, 30d, 2w');
   }
   return Number(match[1]) * DURATION_UNITS[match[2]!]!;
 }

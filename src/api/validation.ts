@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, fieldViolation } from '../domain/errors.ts';
 
 /** `new_outcome.changes[0].time`: the path as a client would write it in JSON. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -59,6 +59,6 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   throw new ApiError(
     'invalid_argument',
     `${first.field}: ${first.description}`,
-    violations.map((v) => ({ type: 'tms.v1.FieldViolation', debug: v })),
+    violations.map((v) => fieldViolation(v.field, v.description)),
   );
 }

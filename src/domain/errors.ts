@@ -41,8 +41,11 @@ export class ApiError extends Error {
   }
 }
 
+export const fieldViolation = (field: string, description: string): ErrorDetail => ({ type: 'tms.v1.FieldViolation', debug: { field, description } });
+
+/** A bad field: named in the message and, as every field problem is, a `tms.v1.FieldViolation` detail. */
 export const invalidArgument = (field: string, problem: string): ApiError =>
-  new ApiError('invalid_argument', `${field}: ${problem}`);
+  new ApiError('invalid_argument', `${field}: ${problem}`, [fieldViolation(field, problem)]);
 
 export const notFound = (what: string, id: string): ApiError => new ApiError('not_found', `${what} ${JSON.stringify(id)} not found`);
 

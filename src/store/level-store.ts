@@ -3,7 +3,7 @@
  * writes only its own versions and reads fall through its chain. Every write runs in its timeline's queue
  * and is one synced batch; every read caps each level at the LSN it had committed when the read started.
  */
-import { ApiError, notAManipulation, notFound } from '../domain/errors.ts';
+import { ApiError, invalidArgument, notAManipulation, notFound } from '../domain/errors.ts';
 import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../time/index.ts';
 import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
 import type { CausalGraph } from '../analysis/causal-graph.ts';
@@ -236,7 +236,7 @@ export class LevelTimelineStore implements TimelineStore {
 
   async createTimeline(spec: NewTimeline): Promise<TimelineRecord> {
     if (spec.kind !== 'alternate' && spec.kind !== 'parallel') {
-      throw new ApiError('invalid_argument', `kind: must be "alternate" or "parallel", not ${JSON.stringify(spec.kind)}`);
+      throw invalidArgument('kind', `must be "alternate" or "parallel", not ${JSON.stringify(spec.kind)}`);
     }
     const base = this.live(spec.base_timeline_id);
     if (base.bulkLoading) throw failed(`timeline "${base.record.timeline_id}" is being bulk-loaded; branch it when the load is done`);

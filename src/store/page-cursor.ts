@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from '../domain/errors.ts';
+import { invalidArgument, type ApiError } from '../domain/errors.ts';
 import { INSTANT_KEY_BYTES } from '../time/index.ts';
 
 const VERSION = 1;
@@ -16,7 +16,7 @@ export function encodeCursor(fingerprint: Buffer, lastSortKey: Uint8Array): stri
 }
 
 export function decodeCursor(cursor: string, fingerprint: Buffer): Buffer {
-  const invalid = (problem: string): ApiError => new ApiError('invalid_argument', `page_token: ${problem}`);
+  const invalid = (problem: string): ApiError => invalidArgument('page_token', problem);
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid('not a page token of this service');
   const bytes = Buffer.from(cursor, 'base64url');
   if (bytes.length <= 1 + HASH_BYTES + INSTANT_KEY_BYTES || bytes[0] !== VERSION) throw invalid('not a page token of this service');

@@ -81,6 +81,9 @@ function readYear(text: string, signed: boolean): YearField {
     return { year: text.charCodeAt(0) === MINUS ? -year : year, end };
   }
   if (count === 4) return { year, end };
+  if (count === 8 && text.charCodeAt(count) === UPPER_T) {
+    throw fail(text, 'the ISO 8601 basic form (no "-" or ":") is not accepted; use the extended form, e.g. 2025-01-01T00:00:00Z');
+  }
   if (count > 4) throw fail(text, `a year of more than 4 digits needs a sign (ISO 8601 expanded form, e.g. +${text.slice(0, count).padStart(6, '0')})`);
   throw fail(text, `expected a 4-digit year but found ${describeAt(text, count)}`);
 }
@@ -155,6 +158,8 @@ export function parseInstant(text: string): Instant {
     i += 6;
   } else if (i === text.length) {
     throw fail(text, 'a UTC offset is required (Z or ±HH:MM)');
+  } else if (zone === SPACE && /^ \d\d:\d\d$/.test(text.slice(i))) {
+    throw fail(text, 'a space where the offset\'s sign should be: a "+" sent unencoded in a query string arrives as a space; send it as %2B');
   } else {
     throw fail(text, `expected a fraction, "Z" or an offset ±HH:MM but found ${describeAt(text, i)}`);
   }

@@ -153,6 +153,29 @@ errors('page_size above the maximum and a forged page_token are refused', async 
   expectError(await call(server, 'GET', '/v1/search-events?page_token=garbage!'), 400, 'invalid_argument', 'page_token');
 });
 
+/** The `tms.v1.FieldViolation` details of an error body, as `[field, description]`. */
+const violations = (res: { json: { details?: { type: string; debug: { field: string; description: string } }[] } }) =>
+  (res.json.details ?? []).map((d) => [d.type, d.debug.field, d.debug.description]);
+
+errors('every bad field is a FieldViolation detail too: units, page tokens, a field given twice', async ({ server }) => {
+  const unit = await call(server, 'POST', '/v1/set-anchor', { body: { timestamp: '2025-01-01T00:00:00Z', description: 'd', environment: { temperature: '22' } } });
+  expectError(unit, 400, 'invalid_argument', 'environment.temperature');
+  assert.equal(violations(unit), [['tms.v1.FieldViolation', 'environment.temperature', 'missing unit in "22" (expected °C, C, K or °F)']]);
+
+  const token = await call(server, 'GET', '/v1/search-events?page_token=garbage!');
+  assert.equal(violations(token), [['tms.v1.FieldViolation', 'page_token', 'not a page token of this service']]);
+
+  const twiceInQuery = await call(server, 'GET', '/v1/search-events?location=Paris&location=Rome');
+  expectError(twiceInQuery, 400, 'invalid_argument', 'location');
+  assert.equal(violations(twiceInQuery), [['tms.v1.FieldViolation', 'location', 'given twice in the query string with different values']]);
+
+  const queryAndBody = await call(server, 'GET', '/v1/search-events?location=Paris', { body: { location: 'Rome' } });
+  assert.equal(violations(queryAndBody), [['tms.v1.FieldViolation', 'location', 'given in the body and the query string with different values']]);
+
+  const agreeing = await call(server, 'GET', '/v1/search-events?location=Paris&location=Paris', { body: { location: 'Paris' } });
+  assert.is(agreeing.status, 200, 'the same value given twice is the same request');
+});
+
 errors('health, readiness, metrics and the API description need no key', async ({ server }) => {
   assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
   assert.is((await call(server, 'GET', '/readyz', { key: null })).status, 200);

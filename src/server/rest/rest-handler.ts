@@ -3,7 +3,7 @@ import type { OperationTable } from '../../api/operation.ts';
 import type { Gate } from '../gate.ts';
 import type { RequestState } from '../request-state.ts';
 import type { RestRoute } from './routes.ts';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, invalidArgument } from '../../domain/errors.ts';
 import { parseInput } from '../../api/validation.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
 import { toApiError } from '../errors.ts';
@@ -80,11 +80,15 @@ function parseJsonBody(raw: Buffer, contentType: string | undefined): Record<str
 function mergeFields(body: Record<string, unknown>, query: string, params: Record<string, string>): Record<string, unknown> {
   if (!query && Object.keys(params).length === 0) return body;
   const fields: Record<string, unknown> = { ...body };
+  const givenIn = new Map<string, string>(Object.keys(body).map((name) => [name, 'body']));
   const add = (name: string, value: string, where: string) => {
-    if (name in fields && fields[name] !== value) {
-      throw new ApiError('invalid_argument', `${name}: given in the ${where} and the body with different values`);
+    const earlier = givenIn.get(name);
+    if (earlier === undefined) {
+      fields[name] = value;
+      givenIn.set(name, where);
+    } else if (fields[name] !== value) {
+      throw invalidArgument(name, earlier === where ? `given twice in the ${where} with different values` : `given in the ${earlier} and the ${where} with different values`);
     }
-    fields[name] = value;
   };
   if (query) for (const [name, value] of new URLSearchParams(query)) add(name, value, 'query string');
   for (const [name, value] of Object.entries(params)) add(name, value, 'path');
