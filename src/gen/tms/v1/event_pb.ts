@@ -57,7 +57,8 @@ export type Event = Message<"tms.v1.Event"> & {
   status: string;
 
   /**
-   * The timeline this version of the event was read from.
+   * The timeline this version of the event was written on: the timeline read, or the ancestor it inherits the
+   * event from unchanged (a branch stores only its own changes).
    *
    * @generated from field: string timeline_id = 7;
    */
