@@ -87,6 +87,16 @@ rest('manipulate on an alternate timeline, primary untouched; revert restores th
 
   const onBranch = await call(server, 'GET', '/v1/search-events', { body: { ...PARIS_1789, timeline_id: timelineId } });
   assert.not.ok(onBranch.json.events.some((e: { event_id: string }) => e.event_id === target.event_id));
+  const inherited = onBranch.json.events.filter((e: { event_id: string }) => e.event_id !== target.event_id);
+  assert.ok(inherited.length > 0);
+  assert.ok(inherited.every((e: { timeline_id: string }) => e.timeline_id === 'primary'), 'an unchanged event names the timeline it was written on');
+  const written = await call(server, 'GET', '/v1/search-events', {
+    body: { location: PARIS_1789.location, time_range: '1800-01-01T00:00:00Z/1800-01-02T00:00:00Z', timeline_id: timelineId },
+  });
+  assert.equal(
+    written.json.events.map((e: { event_id: string; timeline_id: string }) => [e.event_id, e.timeline_id]),
+    [[manipulated.json.new_event_id, timelineId]],
+  );
   const onPrimary = await call(server, 'GET', '/v1/search-events', { body: PARIS_1789 });
   assert.ok(onPrimary.json.events.some((e: { event_id: string }) => e.event_id === target.event_id), 'primary keeps the original');
 
