@@ -241,6 +241,42 @@ responses('POST /api/v1/scan-events: real Rome events across the BC/AD boundary,
   assert.ok(ids.indexOf('assassination-of-julius-caesar') < ids.indexOf('great-fire-of-rome'), '44 BC comes before AD 64');
 });
 
+responses('POST /api/v1/travel in the spec\'s form: status, the arrival as an event, and the events nearby', async ({ server }) => {
+  const res = await ok(call(server, 'POST', '/api/v1/travel', { body: { destination_time: '1969-07-20T20:17:40Z', location: 'Houston, United States' } }));
+  assert.equal(Object.keys(res.json).sort(), ['arrival', 'nearby_events', 'status']);
+  assert.is(res.json.status, 'Arrived at Houston, United States on 1969-07-20T20:17:40Z');
+  assert.is(res.json.arrival.time, '1969-07-20T20:17:40Z');
+  assert.is(res.json.arrival.location, 'Houston, United States');
+  assert.is(res.json.arrival.timeline_id, 'primary');
+  assert.match(res.json.arrival.event_id, /^evt_/);
+  assert.ok(Array.isArray(res.json.nearby_events));
+  for (const event of res.json.nearby_events) {
+    assert.match(event.location, /houston/i);
+    const hours = Math.abs(Date.parse(event.time) - Date.parse('1969-07-20T20:17:40Z')) / 3_600_000;
+    assert.ok(hours <= 24, `${event.event_id} at ${event.time} is within a day of the arrival`);
+  }
+});
+
+responses('search results carry times as ISO 8601 UTC with Z, and the fields the spec names', async ({ server }) => {
+  const res = await ok(call(server, 'GET', '/v1/search-events', { body: { location: 'Paris', time_range: '1700-01-01T00:00:00Z/1900-01-01T00:00:00Z' } }));
+  assert.ok(res.json.events.length > 0);
+  for (const event of res.json.events) {
+    assert.match(event.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/, event.time);
+    for (const field of ['event_id', 'description', 'time', 'location']) assert.type(event[field], 'string', `${field} of ${event.event_id}`);
+  }
+});
+
+responses('Content-Type: application/json on a request without a body, as the spec has every request carry it', async ({ server }) => {
+  const json = { 'content-type': 'application/json' };
+  const list = await ok(call(server, 'GET', '/timelines', { headers: json }));
+  assert.ok(list.json.timelines.some((t: { timeline_id: string }) => t.timeline_id === 'primary'));
+  const created = await ok(call(server, 'POST', '/timelines', { body: { base_timeline_id: 'primary', description: 'to delete' } }));
+  const deleted = await ok(call(server, 'DELETE', `/timeline/${created.json.timeline_id}`, { headers: json }));
+  assert.type(deleted.json.status, 'string');
+  const gone = await call(server, 'GET', `/timeline/${created.json.timeline_id}`, { headers: json });
+  assert.is(gone.status, 404, gone.text);
+});
+
 // --- 6. x-request-id ------------------------------------------------------------------------------------------
 
 responses('x-request-id on a 400, a 401, a 404 (unknown id) and a 404 (unknown route)', async ({ server }) => {
