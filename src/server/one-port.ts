@@ -116,31 +116,51 @@ function requestTimeouts(limitMs: number) {
   return { headersTimeout: limitMs, requestTimeout: limitMs + checkEveryMs, connectionsCheckingInterval: checkEveryMs };
 }
 
-/** A handler has already written a response on this connection; an error status after it would corrupt the stream. */
-function responseStarted(socket: Duplex): boolean {
-  return (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-}
-
 /**
  * What Node would answer with a bare status line (a request not received in time, headers too large, bytes
  * that are not HTTP/1.1), in the same error JSON as every other error.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, requestTimeoutMs: number | undefined): void {
-  if (error.code === 'ECONNRESET' || !socket.writable || responseStarted(socket)) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
+  }
+  // Bad bytes after a complete request (e.g. an unframed body): its answer comes first, then this one.
+  const previous = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (previous && !previous.writableEnded) {
+    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+      previous.once('finish', () => answerClientError(error, socket, requestTimeoutMs));
+      return;
+    }
+    // A request still arriving whose handler has begun an answer: it cannot be interrupted by another.
+    if (previous.headersSent) {
+      socket.destroy();
+      return;
+    }
   }
   const [status, apiError] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, new ApiError('deadline_exceeded', `request: not received within ${requestTimeoutMs} ms (TMS_REQUEST_TIMEOUT_MS)`)]
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, new ApiError('resource_exhausted', 'request headers: too large')]
-        : [400, new ApiError('invalid_argument', `request: not valid HTTP/1.1 (${error.code ?? error.message})`)];
+        : [400, new ApiError('invalid_argument', `request: not valid HTTP/1.1 (${error.code ?? error.message})${unframedBodyHint(error)}`)];
   const body = errorBody(apiError);
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `x-request-id: ${randomUUID()}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * A JSON body where a request line should be: most often a GET body sent without Content-Length (Node's
+ * http.request frames a GET body only when told its length), so it was read as the next request.
+ */
+function unframedBodyHint(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }): string {
+  // rawPacket is the whole chunk read; the parser stopped bytesParsed bytes into it.
+  const first = error.rawPacket?.subarray(error.bytesParsed ?? 0).toString('latin1').trimStart()[0];
+  return error.code === 'HPE_INVALID_METHOD' && (first === '{' || first === '[')
+    ? '; this looks like a JSON body sent without Content-Length: a body needs Content-Length (or chunked encoding)'
+    : '';
 }
 
 function routeBySniffing(socket: Socket, h1: ReturnType<typeof createHttpServer>, h2: Http2Server): void {

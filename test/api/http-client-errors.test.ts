@@ -16,6 +16,8 @@ interface Raw {
   requestId: string | undefined;
   json: { code: string; message: string };
   elapsedMs: number;
+  /** Everything the server sent; the other fields describe the last response in it. */
+  text: string;
 }
 
 /** Sends raw bytes on a new connection and reads whatever comes back until the server closes it. */
@@ -32,10 +34,13 @@ function raw(server: TestServer, secure: boolean, bytes: string): Promise<Raw> {
     socket.on('data', (chunk: string) => (text += chunk));
     socket.once('error', reject);
     socket.once('close', () => {
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
-      const body = text.slice(text.indexOf('\r\n\r\n') + 4);
-      const requestId = /\r\nx-request-id: ([\w-]+)\r\n/i.exec(text)?.[1];
-      resolve({ status, requestId, json: (body ? JSON.parse(body) : {}) as Raw['json'], elapsedMs: performance.now() - started });
+      // A status line starts the text or follows the previous response's JSON body.
+      const starts = [...text.matchAll(/(?:^|(?<=\}))HTTP\/1\.1 \d{3} /g)].map((match) => match.index);
+      const last = text.slice(starts.at(-1) ?? 0);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(last)?.[1] ?? 0);
+      const body = last.slice(last.indexOf('\r\n\r\n') + 4);
+      const requestId = /\r\nx-request-id: ([\w-]+)\r\n/i.exec(last)?.[1];
+      resolve({ status, requestId, json: (body ? JSON.parse(body) : {}) as Raw['json'], elapsedMs: performance.now() - started, text });
     });
   });
 }
@@ -65,6 +70,17 @@ for (const secure of [false, true]) {
     assert.ok(res.requestId, 'x-request-id on the 400');
     assert.is(res.json.code, 'invalid_argument');
     assert.match(res.json.message, /^request: not valid HTTP\/1\.1/);
+  });
+
+  errors('a JSON body sent after a GET without Content-Length: the 400 says what probably happened', async ({ server }) => {
+    const res = await raw(server, secure, 'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n{"location":"Paris"}');
+    assert.match(res.text, /^HTTP\/1\.1 200 /, 'the GET itself is answered, without a body');
+    assert.is(res.status, 400);
+    assert.is(res.json.code, 'invalid_argument');
+    assert.is(
+      res.json.message,
+      'request: not valid HTTP/1.1 (HPE_INVALID_METHOD); this looks like a JSON body sent without Content-Length: a body needs Content-Length (or chunked encoding)',
+    );
   });
 
   errors.run();
