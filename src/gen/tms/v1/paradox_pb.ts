@@ -66,6 +66,9 @@ export const ParadoxSchema: GenMessage<Paradox> = /*@__PURE__*/
  */
 export type ParadoxFigures = Message<"tms.v1.ParadoxFigures"> & {
   /**
+   * The whole causal graph of the timeline, also for monitor-paradox: a paradox's causes may lie outside its
+   * time_range, so the window limits which paradoxes are reported (those with an event in it), not the analysis.
+   *
    * @generated from field: uint32 events_analysed = 1;
    */
   eventsAnalysed: number;
