@@ -277,6 +277,22 @@ responses('Content-Type: application/json on a request without a body, as the sp
   assert.is(gone.status, 404, gone.text);
 });
 
+responses('check-timeline compares with the event as primary first recorded it: a change on primary itself is altered, and a branch made before it is intact', async ({ server }) => {
+  const before = await ok(call(server, 'POST', '/v1/create-timeline', { body: { base_timeline_id: 'primary', description: 'before the change' } }));
+  await ok(call(server, 'POST', '/api/v1/manipulate-event', { body: { event_id: 'moon-landing', action: 'reschedule', time: '1969-07-21T02:56:15Z' } }));
+
+  const onPrimary = await ok(call(server, 'GET', '/api/v1/check-timeline', { body: { timeline_id: 'primary', significant_event: 'moon-landing' } }));
+  assert.is(onPrimary.json.state, 'altered');
+  assert.is(onPrimary.json.primary_event.event_id, 'moon-landing');
+  assert.is(onPrimary.json.event.supersedes, 'moon-landing');
+  assert.equal(onPrimary.json.differences, [{ field: 'time', primary_value: onPrimary.json.primary_event.time, timeline_value: '1969-07-21T02:56:15Z' }]);
+
+  const onBranch = await ok(call(server, 'GET', '/api/v1/check-timeline', { body: { timeline_id: before.json.timeline_id, significant_event: 'moon-landing' } }));
+  assert.is(onBranch.json.state, 'intact');
+  assert.is(onBranch.json.event.event_id, 'moon-landing');
+  assert.equal(onBranch.json.differences, []);
+});
+
 // --- 6. x-request-id ------------------------------------------------------------------------------------------
 
 responses('x-request-id on a 400, a 401, a 404 (unknown id) and a 404 (unknown route)', async ({ server }) => {

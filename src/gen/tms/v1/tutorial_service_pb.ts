@@ -357,7 +357,8 @@ export type CheckTimelineResponse = Message<"tms.v1.CheckTimelineResponse"> & {
   event?: Event | undefined;
 
   /**
-   * The event as it stands on "primary".
+   * The event as "primary" recorded it before any manipulation (its `superseded_by` names primary's own
+   * replacement, if primary changed it).
    *
    * @generated from field: tms.v1.Event primary_event = 4;
    */
@@ -457,7 +458,7 @@ export const TutorialService: GenService<{
   },
   /**
    * `GET /api/v1/check-timeline`: whether a significant event is intact, altered or absent compared with
-   * "primary".
+   * "primary"'s record of it before any manipulation (so a change made on primary itself shows as altered).
    *
    * @generated from rpc tms.v1.TutorialService.CheckTimeline
    */
