@@ -39,11 +39,17 @@ export function safetyCheck(deps: OperationDeps, timelineId: string): Precheck {
         `safety check failed: manipulating "${proposal.original.event_id}" would add paradoxes (${grewUnlisted.map(([kind]) => kind).join(', ')}) beyond the listed ones; nothing was written`,
       );
     }
-    const listed = added.map((p) => `${p.kind} (${p.event_ids.join(', ')})`).join('; ');
+    // The new event's id was never written, so the caller could not look it up: it is reported as the event they
+    // asked to change.
+    const reported = added.map((p) => ({
+      ...renamed(p),
+      description: p.description.replaceAll(JSON.stringify(proposal.created.event_id), `${JSON.stringify(proposal.original.event_id)} as changed`),
+    }));
+    const listed = reported.map((p) => `${p.kind} (${p.event_ids.join(', ')})`).join('; ');
     throw new ApiError(
       'failed_precondition',
       `safety check failed: manipulating "${proposal.original.event_id}" would cause ${added.length} paradox${added.length === 1 ? '' : 'es'}: ${listed}; nothing was written`,
-      added.map((p) => ({ type: 'tms.v1.Paradox', debug: { ...p } })),
+      reported.map((p) => ({ type: 'tms.v1.Paradox', debug: { ...p } })),
     );
   };
 }
