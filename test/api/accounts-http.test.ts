@@ -231,7 +231,7 @@ flows('a key with expires_at works until then and is 401 after; a past expiry is
     details: [{ type: 'tms.v1.FieldViolation', debug: { field: 'expires_at', description: 'must be in the future' } }],
   });
 
-  const expiresAt = new Date(Date.now() + 1200).toISOString();
+  const expiresAt = new Date(Date.now() + 3000).toISOString();
   const key = await keyOf(ctx, session, { name: 'short', scopes: ['read'], expires_at: expiresAt });
   assert.is(key.expires_at, expiresAt);
   assert.is((await call(ctx.server, 'GET', '/v1/timelines', { key: key.key })).status, 200);
@@ -392,7 +392,7 @@ flows.run();
 
 // ------------------------------------------------------------------ short session and lock settings
 
-const SESSION_TTL_MS = 1500;
+const SESSION_TTL_MS = 3000;
 const LOGIN_LOCK_MS = 2000;
 
 const short = suite<{ server: TestServer }>(`sessionTtlMs ${SESSION_TTL_MS} and loginLockMs ${LOGIN_LOCK_MS}`);

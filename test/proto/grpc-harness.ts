@@ -95,7 +95,7 @@ export function isServiceError(error: unknown): error is ServiceError {
   return error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number';
 }
 
-export async function eventually(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+export async function eventually(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);

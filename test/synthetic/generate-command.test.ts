@@ -73,6 +73,8 @@ test('tms generate bulk-loads the seeded events into the data folder and reports
 });
 
 test('bad arguments are refused with the flag named, before anything is opened', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'tms-generate-refused-'));
+  const neverCreated = join(parent, 'never-created');
   for (const [args, message] of [
     [['--events', '0'], /--events must be a whole number ≥ 1, got "0"/],
     [['--places', 'many'], /--places must be a whole number ≥ 1, got "many"/],
@@ -82,13 +84,14 @@ test('bad arguments are refused with the flag named, before anything is opened',
     const command = generateCommand()
       .exitOverride()
       .configureOutput({ writeErr: (text) => (stderr += text) });
-    await command.parseAsync([...args, '--data-dir', join(tmpdir(), 'tms-never-created')], { from: 'user' }).then(
+    await command.parseAsync([...args, '--data-dir', neverCreated], { from: 'user' }).then(
       () => assert.unreachable('accepted'),
       (error: Error) => assert.match(error.message, message),
     );
     assert.match(stderr, message);
-    assert.not.ok(existsSync(join(tmpdir(), 'tms-never-created')));
+    assert.not.ok(existsSync(neverCreated));
   }
+  await rm(parent, { recursive: true, force: true });
 });
 
 test('a locked data folder is reported as such', async () => {
