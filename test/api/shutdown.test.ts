@@ -103,12 +103,18 @@ function grpcInFlight(session: ClientHttp2Session, description: string): { finis
 }
 
 /**
- * Resolves once the server has processed every frame sent on the session before it (PING is answered in
- * order). A PING sent before the session is connected is cancelled, so it waits for the connection first.
+ * Resolves once the server has seen the headers of every stream opened on the session before: it answers a
+ * /healthz stream opened after them, and a client sends stream headers in the order the streams were opened.
+ * (A PING would not do: the client sends it ahead of queued headers.)
  */
-async function pinged(session: ClientHttp2Session): Promise<void> {
-  if (session.connecting) await new Promise((resolve) => session.once('connect', resolve));
-  await new Promise<void>((resolve, reject) => session.ping((error) => (error ? reject(error) : resolve())));
+async function afterEarlierStreams(session: ClientHttp2Session): Promise<void> {
+  const stream = session.request({ ':method': 'GET', ':path': '/healthz' });
+  stream.end();
+  stream.resume();
+  await new Promise<void>((resolve, reject) => {
+    stream.once('end', resolve);
+    stream.once('error', reject);
+  });
 }
 
 /** Whether a new connection is refused within 30 s (the server has stopped accepting; a loaded machine is slow to). */
@@ -138,7 +144,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const rest = await Promise.all(Array.from({ length: REST_REQUESTS }, (_, i) => restInFlight(server.port, `${signal} rest ${i}`)));
       const session = http2Connect(`http://127.0.0.1:${server.port}`);
       const grpc = Array.from({ length: GRPC_REQUESTS }, (_, i) => grpcInFlight(session, `${signal} grpc ${i}`));
-      await pinged(session);
+      await afterEarlierStreams(session);
 
       const exited = server.stop(signal);
       assert.ok(await refusesNewConnections(server.port), 'shutdown began: new connections are refused');
