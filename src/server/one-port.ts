@@ -116,28 +116,40 @@ function requestTimeouts(limitMs: number) {
   return { headersTimeout: limitMs, requestTimeout: limitMs + checkEveryMs, connectionsCheckingInterval: checkEveryMs };
 }
 
+/** Connections whose client error is answered (or waits for the answer before it): one answer each. */
+const answering = new WeakSet<Duplex>();
+
 /**
  * What Node would answer with a bare status line (a request not received in time, headers too large, bytes
  * that are not HTTP/1.1), in the same error JSON as every other error.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, requestTimeoutMs: number | undefined): void {
+  // Node reports every further chunk of a stream it could not parse; the first report is answered.
+  if (answering.has(socket)) return;
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  // Bad bytes after a complete request (e.g. an unframed body): its answer comes first, then this one.
+  answering.add(socket);
+  const answer = clientErrorAnswer(error, requestTimeoutMs);
   const previous = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (previous && !previous.writableEnded) {
-    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
-      previous.once('finish', () => answerClientError(error, socket, requestTimeoutMs));
+    if (previous.req.complete) {
+      // Bad bytes after a complete request (e.g. an unframed body): that request's answer comes first.
+      socket.pause();
+      previous.once('finish', () => (socket.writable ? socket.end(answer) : socket.destroy()));
       return;
     }
-    // A request still arriving whose handler has begun an answer: it cannot be interrupted by another.
+    // The request itself is bad or late and its handler has begun an answer, which cannot be interrupted.
     if (previous.headersSent) {
       socket.destroy();
       return;
     }
   }
+  socket.end(answer);
+}
+
+function clientErrorAnswer(error: NodeJS.ErrnoException, requestTimeoutMs: number | undefined): string {
   const [status, apiError] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, new ApiError('deadline_exceeded', `request: not received within ${requestTimeoutMs} ms (TMS_REQUEST_TIMEOUT_MS)`)]
@@ -145,9 +157,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, request
         ? [431, new ApiError('resource_exhausted', 'request headers: too large')]
         : [400, new ApiError('invalid_argument', `request: not valid HTTP/1.1 (${error.code ?? error.message})${unframedBodyHint(error)}`)];
   const body = errorBody(apiError);
-  socket.end(
+  return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `x-request-id: ${randomUUID()}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `x-request-id: ${randomUUID()}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
   );
 }
 

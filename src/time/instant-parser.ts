@@ -159,7 +159,7 @@ export function parseInstant(text: string): Instant {
   } else if (i === text.length) {
     throw fail(text, 'a UTC offset is required (Z or ±HH:MM)');
   } else if (zone === SPACE && /^ \d\d:\d\d$/.test(text.slice(i))) {
-    throw fail(text, 'a space where the offset\'s sign should be: a "+" sent unencoded in a query string arrives as a space; send it as %2B');
+    throw fail(text, 'a space where the offset\'s sign should be (in a query string, a "+" sent unencoded arrives as a space: send it as %2B)');
   } else {
     throw fail(text, `expected a fraction, "Z" or an offset ±HH:MM but found ${describeAt(text, i)}`);
   }

@@ -4,7 +4,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_KEY, startTestServer, type TestServer } from '../support/server.ts';
 
 const TIMEOUT_MS = 600;
 const fixtures = join(import.meta.dirname, 'fixtures');
@@ -20,13 +20,23 @@ interface Raw {
   text: string;
 }
 
-/** Sends raw bytes on a new connection and reads whatever comes back until the server closes it. */
-function raw(server: TestServer, secure: boolean, bytes: string): Promise<Raw> {
+/**
+ * Sends raw bytes on a new connection (parts one by one, a few milliseconds apart, as separate reads) and reads
+ * whatever comes back until the server closes it.
+ */
+function raw(server: TestServer, secure: boolean, bytes: string | string[]): Promise<Raw> {
+  const send = async () => {
+    for (const part of typeof bytes === 'string' ? [bytes] : bytes) {
+      if (socket.destroyed) return;
+      socket.write(part);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  const socket: Socket = secure
+    ? tlsConnect({ host: '127.0.0.1', port: server.port, ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => void send())
+    : netConnect({ host: '127.0.0.1', port: server.port }, () => void send());
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const socket: Socket = secure
-      ? tlsConnect({ host: '127.0.0.1', port: server.port, ca, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => socket.write(bytes))
-      : netConnect({ host: '127.0.0.1', port: server.port }, () => socket.write(bytes));
     let text = '';
     // A server that never answers must fail the test, not hang it.
     socket.setTimeout(TIMEOUT_MS * 5, () => socket.destroy());
@@ -72,15 +82,45 @@ for (const secure of [false, true]) {
     assert.match(res.json.message, /^request: not valid HTTP\/1\.1/);
   });
 
-  errors('a JSON body sent after a GET without Content-Length: the 400 says what probably happened', async ({ server }) => {
-    const res = await raw(server, secure, 'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n{"location":"Paris"}');
-    assert.match(res.text, /^HTTP\/1\.1 200 /, 'the GET itself is answered, without a body');
+  errors('a JSON body sent after a GET without Content-Length: the GET is answered first, then a 400 says what probably happened', async ({ server }) => {
+    const res = await raw(
+      server,
+      secure,
+      `GET /v1/timelines HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\n\r\n{"page_size":10}`,
+    );
+    assert.match(res.text, /^HTTP\/1\.1 200 [^]*"timeline_id":"primary"[^]*\}HTTP\/1\.1 400 /, `the GET's answer, then the 400: ${res.text}`);
+    assert.is(res.text.match(/HTTP\/1\.1 \d{3} /g)?.length, 2);
     assert.is(res.status, 400);
     assert.is(res.json.code, 'invalid_argument');
     assert.is(
       res.json.message,
       'request: not valid HTTP/1.1 (HPE_INVALID_METHOD); this looks like a JSON body sent without Content-Length: a body needs Content-Length (or chunked encoding)',
     );
+  });
+
+  errors('a bad chunk inside a request body gets its 400 at once, not the deadline\'s answer', async ({ server }) => {
+    const res = await raw(
+      server,
+      secure,
+      `POST /v1/create-timeline HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`,
+    );
+    assert.is(res.text.match(/HTTP\/1\.1 \d{3} /g)?.length, 1, res.text);
+    assert.is(res.status, 400, res.text);
+    assert.is(res.json.code, 'invalid_argument');
+    assert.is(res.json.message, 'request: not valid HTTP/1.1 (HPE_INVALID_CHUNK_SIZE)');
+    const list = await raw(server, secure, `GET /v1/timelines HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nConnection: close\r\n\r\n`);
+    assert.is((list.json as unknown as { timelines: unknown[] }).timelines.length, 1, 'nothing was created');
+  });
+
+  errors('junk that keeps coming after a parse error gets one 400 and a closed connection', async ({ server }) => {
+    const junk = Array.from({ length: 50 }, () => 'x'.repeat(16 * 1024));
+    const res = await raw(server, secure, [
+      `POST /tms.v1.TimelineService/CreateTimeline HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`,
+      ...junk,
+    ]);
+    assert.is(res.text.match(/HTTP\/1\.1 \d{3} /g)?.length, 1, res.text);
+    assert.is(res.status, 400);
+    assert.is(res.json.message, 'request: not valid HTTP/1.1 (HPE_INVALID_CHUNK_SIZE)');
   });
 
   errors.run();

@@ -17,6 +17,10 @@ function expectError(res: { status: number; json: { code: string; message: strin
   if (field) assert.ok(res.json.message.startsWith(`${field}: `), `message names ${field}: ${res.json.message}`);
 }
 
+/** The `tms.v1.FieldViolation` details of an error body, as `[field, description]`. */
+const violations = (res: { json: { details?: { type: string; debug: { field: string; description: string } }[] } }) =>
+  (res.json.details ?? []).map((d) => [d.type, d.debug.field, d.debug.description]);
+
 errors('missing Authorization is 401 unauthenticated', async ({ server }) => {
   const res = await call(server, 'GET', '/v1/search-events?location=paris', { key: null });
   expectError(res, 401, 'unauthenticated');
@@ -86,16 +90,20 @@ errors('a body over the limit is 413 and nothing is written', async ({ server })
   assert.equal(after.json.timelines.length, before.json.timelines.length);
 });
 
-errors('bad JSON is 400 invalid_argument', async ({ server }) => {
+errors('bad JSON is 400 invalid_argument, a FieldViolation on the request body', async ({ server }) => {
   const res = await call(server, 'POST', '/v1/create-timeline', { rawBody: '{"base_timeline_id": "primary",' });
   expectError(res, 400, 'invalid_argument', 'request body');
-  expectError(await call(server, 'POST', '/v1/create-timeline', { rawBody: '[1,2]' }), 400, 'invalid_argument', 'request body');
+  assert.equal(violations(res).map(([type, field]) => [type, field]), [['tms.v1.FieldViolation', 'request body']]);
+  const array = await call(server, 'POST', '/v1/create-timeline', { rawBody: '[1,2]' });
+  expectError(array, 400, 'invalid_argument', 'request body');
+  assert.equal(violations(array), [['tms.v1.FieldViolation', 'request body', 'must be a JSON object']]);
 });
 
-errors('a non-JSON content type is 415', async ({ server }) => {
+errors('a non-JSON content type is 415, a FieldViolation on the request body', async ({ server }) => {
   const res = await call(server, 'POST', '/v1/create-timeline', { rawBody: '<timeline/>', headers: { 'content-type': 'application/xml' } });
   assert.is(res.status, 415, res.text);
   assert.is(res.json.code, 'invalid_argument');
+  assert.equal(violations(res), [['tms.v1.FieldViolation', 'request body', 'Content-Type must be application/json, got "application/xml"']]);
 });
 
 errors('wrong types name the field', async ({ server }) => {
@@ -152,10 +160,6 @@ errors('page_size above the maximum and a forged page_token are refused', async 
   expectError(await call(server, 'GET', '/v1/search-events?page_size=0'), 400, 'invalid_argument', 'page_size');
   expectError(await call(server, 'GET', '/v1/search-events?page_token=garbage!'), 400, 'invalid_argument', 'page_token');
 });
-
-/** The `tms.v1.FieldViolation` details of an error body, as `[field, description]`. */
-const violations = (res: { json: { details?: { type: string; debug: { field: string; description: string } }[] } }) =>
-  (res.json.details ?? []).map((d) => [d.type, d.debug.field, d.debug.description]);
 
 errors('every bad field is a FieldViolation detail too: units, page tokens, a field given twice', async ({ server }) => {
   const unit = await call(server, 'POST', '/v1/set-anchor', { body: { timestamp: '2025-01-01T00:00:00Z', description: 'd', environment: { temperature: '22' } } });

@@ -132,7 +132,7 @@ const rejected: Array<[input: string, reason: string]> = [
   ['now', 'expected a 4-digit year but found "n" at character 1'],
   ['1714566640', 'a year of more than 4 digits needs a sign'],
   ['20250101T000000Z', 'the ISO 8601 basic form (no "-" or ":") is not accepted; use the extended form, e.g. 2025-01-01T00:00:00Z'],
-  ['2025-01-01T00:00:00 02:00', 'a space where the offset\'s sign should be: a "+" sent unencoded in a query string arrives as a space; send it as %2B'],
+  ['2025-01-01T00:00:00 02:00', 'a space where the offset\'s sign should be (in a query string, a "+" sent unencoded arrives as a space: send it as %2B)'],
 ];
 
 for (const [input, reason] of rejected) {

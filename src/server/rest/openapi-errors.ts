@@ -1,6 +1,6 @@
 import type { Principal } from '../../accounts/principal.ts';
 import { authorize } from '../../accounts/authorization.ts';
-import { ApiError, notFound } from '../../domain/errors.ts';
+import { ApiError, fieldViolation, invalidArgument, notFound } from '../../domain/errors.ts';
 import { FieldViolationSchema, RetryInfoSchema } from '../../gen/tms/v1/error_details_pb.ts';
 import { ParadoxSchema } from '../../gen/tms/v1/paradox_pb.ts';
 import { errorBody, httpStatusOf, toApiError } from '../errors.ts';
@@ -57,9 +57,7 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; err
   BadRequest: {
     status: '400',
     description: 'invalid_argument (a bad, missing or unknown field; bad JSON) or failed_precondition (e.g. a refused safety check).',
-    error: new ApiError('invalid_argument', 'timelin_id: unknown field', [
-      { type: 'tms.v1.FieldViolation', debug: { field: 'timelin_id', description: 'unknown field' } },
-    ]),
+    error: invalidArgument('timelin_id', 'unknown field'),
   },
   Unauthenticated: {
     status: '401',
@@ -84,7 +82,12 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; err
   UnsupportedMediaType: {
     status: '415',
     description: 'invalid_argument: the body is not application/json.',
-    error: new ApiError('invalid_argument', 'request body: Content-Type must be application/json, got "text/plain"', [], 415),
+    error: new ApiError(
+      'invalid_argument',
+      'request body: Content-Type must be application/json, got "text/plain"',
+      [fieldViolation('request body', 'Content-Type must be application/json, got "text/plain"')],
+      415,
+    ),
   },
   TooManyRequests: {
     status: '429',

@@ -3,7 +3,7 @@ import type { OperationTable } from '../../api/operation.ts';
 import type { Gate } from '../gate.ts';
 import type { RequestState } from '../request-state.ts';
 import type { RestRoute } from './routes.ts';
-import { ApiError, invalidArgument } from '../../domain/errors.ts';
+import { ApiError, fieldViolation, invalidArgument } from '../../domain/errors.ts';
 import { parseInput } from '../../api/validation.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
 import { toApiError } from '../errors.ts';
@@ -59,19 +59,23 @@ function answerError(res: AnyResponse, state: RequestState, thrown: unknown, hea
   sendError(res, error, { 'x-request-id': state.requestId, ...headers });
 }
 
+/** The field name error details use for the body as a whole (`proto/tms/v1/error_details.proto`). */
+const BODY = 'request body';
+
 function parseJsonBody(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
   if (raw.length === 0) return {};
   if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
-    throw new ApiError('invalid_argument', `request body: Content-Type must be application/json, got ${JSON.stringify(contentType)}`, [], 415);
+    const problem = `Content-Type must be application/json, got ${JSON.stringify(contentType)}`;
+    throw new ApiError('invalid_argument', `${BODY}: ${problem}`, [fieldViolation(BODY, problem)], 415);
   }
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw new ApiError('invalid_argument', `request body: not valid JSON (${(error as Error).message})`);
+    throw invalidArgument(BODY, `not valid JSON (${(error as Error).message})`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ApiError('invalid_argument', 'request body: must be a JSON object');
+    throw invalidArgument(BODY, 'must be a JSON object');
   }
   return value as Record<string, unknown>;
 }
