@@ -1,3 +1,5 @@
+import { SET_ANCHOR_EXAMPLE } from './routes.ts';
+
 /**
  * One 200 response per RPC, for /openapi.json: what the service answered to the route's request example
  * (routes.ts) on a fresh start, with long lists cut to one or two entries. test/api/openapi.test.ts checks
@@ -132,16 +134,12 @@ export const responseExamples: Readonly<Record<string, object>> = {
   'tms.v1.AnchorService.SetAnchor': {
     anchor_id: 'anc_yoo6gw54pj4jkaktkr5y',
     status: 'Anchor set successfully',
-    timestamp: '2025-01-01T00:00:00.000001Z',
-    accuracy: 'nanosecond',
-    environment: { temperature: '22°C', humidity: '45%', em_field_strength: '0.5T' },
-    quantum_state: { qubit_configuration: '1010', superposition_stability: '99.9%' },
+    ...SET_ANCHOR_EXAMPLE,
     timeline_id: 'primary',
-    description: 'New Year anchor',
   },
   'tms.v1.AnchorService.CheckAnchorStability': {
     status: 'Stable',
-    current_conditions: { temperature: '22°C', humidity: '45%', em_field_strength: '0.5T' },
+    current_conditions: SET_ANCHOR_EXAMPLE.environment,
     figures: anchorFigures(9.96e-10),
   },
   'tms.v1.AnchorService.AdjustAnchor': {

@@ -18,6 +18,15 @@ export interface RestRoute {
   example?: Record<string, unknown>;
 }
 
+/** The spec's full anchor; set-anchor's response example echoes it (response-examples.ts). */
+export const SET_ANCHOR_EXAMPLE = {
+  timestamp: '2025-01-01T00:00:00.000001Z',
+  description: 'New Year anchor',
+  accuracy: 'nanosecond',
+  environment: { temperature: '22°C', humidity: '45%', em_field_strength: '0.5T' },
+  quantum_state: { qubit_configuration: '1010', superposition_stability: '99.9%' },
+};
+
 const timelineRoutes = (prefix: string): RestRoute[] => [
   {
     method: 'GET',
@@ -104,13 +113,7 @@ export const restRoutes: RestRoute[] = [
     path: '/v1/set-anchor',
     rpc: 'tms.v1.AnchorService.SetAnchor',
     summary: 'Pin a temporal anchor at a timestamp.',
-    example: {
-      timestamp: '2025-01-01T00:00:00.000001Z',
-      description: 'New Year anchor',
-      accuracy: 'nanosecond',
-      environment: { temperature: '22°C', humidity: '45%', em_field_strength: '0.5T' },
-      quantum_state: { qubit_configuration: '1010', superposition_stability: '99.9%' },
-    },
+    example: SET_ANCHOR_EXAMPLE,
   },
   {
     method: 'GET',
