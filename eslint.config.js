@@ -1,8 +1,25 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The console renders only text: markup from a response or a saved name must never become HTML. */
+const noHtmlInjection = {
+  'no-restricted-properties': [
+    'error',
+    ...['innerHTML', 'outerHTML', 'insertAdjacentHTML'].map((property) => ({ property, message: 'Render text (JSX children or textContent), never HTML.' })),
+    ...['write', 'writeln'].map((property) => ({ object: 'document', property, message: 'Render text (JSX children or textContent), never HTML.' })),
+  ],
+  'no-restricted-syntax': [
+    'error',
+    { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render text (JSX children), never HTML.' },
+    { selector: "MemberExpression[property.value=/^(innerHTML|outerHTML|insertAdjacentHTML)$/]", message: 'Render text, never HTML.' },
+  ],
+  'no-eval': 'error',
+  'no-implied-eval': 'error',
+  'no-new-func': 'error',
+};
+
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/gen/', 'data/', 'dist/', 'src/console/dist/', '.tmp/'] },
+  { ignores: ['node_modules/', 'src/gen/', 'data/', '**/dist/', '.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -12,4 +29,5 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  { files: ['console/**/*.{ts,tsx}'], rules: noHtmlInjection },
 );

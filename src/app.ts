@@ -27,6 +27,9 @@ import { healthFile, tmsServiceFiles } from './server/grpc-infra/api-files.ts';
 import { errorDetailFiles } from './server/error-details.ts';
 import { requestStateOf } from './server/request-state.ts';
 import { clientAddress } from './server/http-io.ts';
+import { ensureConsoleBuild } from './server/console-host/console-build.ts';
+import { loadConsoleAssets } from './server/console-host/console-assets.ts';
+import { consoleRoutes } from './server/console-host/console-routes.ts';
 
 export interface RunningApp {
   url: string;
@@ -79,6 +82,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       createContextValues().set(requestStateKey, requestStateOf(req)).set(clientAddressKey, clientAddress(req)),
   });
   const openapi = () => buildOpenApi(restRoutes, operations, VERSION);
+  // Built once per change of its sources (npm install builds it ahead); requests wait for a build in progress.
+  const consoleSite = consoleRoutes(ensureConsoleBuild().then(loadConsoleAssets), logger);
   const handler = createHttpHandler({
     restRouter: new RestRouter(restRoutes),
     operations,
@@ -86,8 +91,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     bodyLimitBytes: config.bodyLimitBytes,
     requestTimeoutMs: config.requestTimeoutMs,
     rpcHandler,
-    plainRoutes: plainRoutes(readiness, metrics, openapi),
-    prefixRoutes: [],
+    plainRoutes: new Map([...plainRoutes(readiness, metrics, openapi), ...consoleSite.exact]),
+    prefixRoutes: [consoleSite.prefix],
     logger,
     metrics,
   });

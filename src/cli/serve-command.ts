@@ -44,7 +44,7 @@ export function serveCommand(): Command {
       );
     }
     process.stdout.write(`tms: listening on ${app.url} (gRPC, gRPC-Web, Connect, REST)\n`);
-    // The try-it console is not built yet; point at what answers today rather than a page that 404s.
+    process.stdout.write(`tms: try-it console ${app.url}/console\n`);
     process.stdout.write(`tms: API description ${app.url}/openapi.json  ·  health ${app.url}/healthz\n`);
     let stopping = false;
     const stop = (signal: string) => {

@@ -65,6 +65,8 @@ function operationObject(route: RestRoute, operations: OperationTable, schemas: 
   return {
     operationId: operationId(route),
     summary: route.summary,
+    // The RPC this route names: the console pairs each route with its gRPC/Connect method by it.
+    'x-rpc': route.rpc,
     tags: [tagOf(route)],
     security: publicRoute ? [] : [{ bearer: [] }],
     parameters: [...pathNames.map((name) => parameter(name, 'path')), ...(fieldsFromQuery ? bodyNames.map((name) => parameter(name, 'query')) : [])],

@@ -1,0 +1,373 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { buildOperations, type OperationEntry } from '../operations.ts';
+import { draftFor, emptyDraft, isRpcPath, type Draft } from '../draft.ts';
+import { send, type Outcome } from '../send.ts';
+import { getCredential, onCredentialChange, setCredential, type Credential } from '../credentials.ts';
+import { rememberIds } from '../placeholders.ts';
+import { addToHistory, clearHistory, readHistory, type HistoryEntry } from '../history.ts';
+import { ApiFailure, deleteSaved, draftOf, getShared, listSaved, logout, saveRequest, shareSaved, unshareSaved, type SavedRequest } from '../saved-api.ts';
+import { OperationsList } from './operations-list.tsx';
+import { SavedList } from './saved-list.tsx';
+import { HistoryList } from './history-list.tsx';
+import { RequestPane } from './request-pane.tsx';
+import { ResponsePane } from './response-pane.tsx';
+import { LoginDialog } from './login-dialog.tsx';
+import { NameDialog } from './name-dialog.tsx';
+import { SnippetsPanel } from './snippets-panel.tsx';
+import { ComparePanel } from './compare-panel.tsx';
+
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json']);
+
+/** The operation a draft is an instance of: an RPC by its path, a route by method and path template. */
+function operationOf(operations: OperationEntry[], draft: Draft): OperationEntry | undefined {
+  const path = draft.path.split('?')[0]!;
+  if (isRpcPath(path)) return operations.find((op) => op.kind === 'rpc' && op.pathTemplate === path);
+  const segments = path.split('/');
+  return operations.find((op) => {
+    if (op.kind !== 'rest' || op.method !== draft.method.toUpperCase()) return false;
+    const template = op.pathTemplate.split('/');
+    return template.length === segments.length && template.every((t, i) => t.startsWith('{') || t === segments[i]);
+  });
+}
+
+const sameDraft = (a: Draft, b: Draft) => JSON.stringify(a) === JSON.stringify(b);
+
+const unauthenticated = (outcome: Outcome) => outcome.status === 401 || outcome.error?.code === 'unauthenticated';
+
+function readShareToken(): string | undefined {
+  const match = /^#share=([\w-]+)$/.exec(location.hash);
+  if (!match) return undefined;
+  // The token stays out of the address bar (and so out of bookmarks and screenshots) once read.
+  history.replaceState(null, '', location.pathname);
+  return match[1];
+}
+
+interface PendingLogin {
+  retry(): Promise<Outcome | undefined>;
+  resolve(outcome: Outcome | undefined): void;
+}
+
+export function App() {
+  const [operations, setOperations] = useState<OperationEntry[]>([]);
+  const [loadError, setLoadError] = useState('');
+  const [filter, setFilter] = useState('');
+  const [selected, setSelected] = useState<string>();
+  const [draft, setDraft] = useState<Draft>(emptyDraft);
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [sending, setSending] = useState(false);
+  const [credential, setCredentialState] = useState<Credential | undefined>(getCredential);
+  const [loginState, setLoginState] = useState({ open: false, reason: '' });
+  const pending = useRef<PendingLogin>();
+  const [sidebar, setSidebar] = useState<'operations' | 'saved' | 'history'>('operations');
+  const [saved, setSaved] = useState<SavedRequest[]>([]);
+  const [savedNext, setSavedNext] = useState('');
+  const [savedError, setSavedError] = useState('');
+  const [history, setHistory] = useState<HistoryEntry[]>(readHistory);
+  const [tool, setTool] = useState<'snippets' | 'compare'>('snippets');
+  const [nameDialog, setNameDialog] = useState({ open: false, error: '', thenShare: false });
+  const [current, setCurrent] = useState<SavedRequest>();
+  const [shared, setShared] = useState<SavedRequest>();
+  const [notice, setNotice] = useState('');
+  const shareToken = useRef(readShareToken());
+
+  useEffect(() => onCredentialChange(setCredentialState), []);
+
+  useEffect(() => {
+    fetch('/openapi.json', { credentials: 'omit' })
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(`GET /openapi.json answered ${response.status}`))))
+      .then((doc: Record<string, unknown>) => {
+        const list = buildOperations(doc);
+        setOperations(list);
+        const first = list.find((op) => op.rpc === 'tms.v1.EventService.SearchEvents' && op.kind === 'rest') ?? list[0];
+        if (first && !shareToken.current) {
+          setSelected(first.id);
+          setDraft(draftFor(first));
+        }
+      })
+      .catch((error: Error) => setLoadError(`Could not load the operation list: ${error.message}`));
+  }, []);
+
+  const selectedEntry = useMemo(() => operationOf(operations, draft) ?? operations.find((op) => op.id === selected), [operations, draft, selected]);
+
+  const needsAuth = useCallback(
+    (d: Draft) => {
+      const path = d.path.split('?')[0]!;
+      if (PUBLIC_PATHS.has(path)) return false;
+      return operationOf(operations, d)?.requiresAuth ?? true;
+    },
+    [operations],
+  );
+
+  const askLogin = (reason: string, retry: () => Promise<Outcome | undefined>): Promise<Outcome | undefined> =>
+    new Promise((resolve) => {
+      pending.current?.resolve(undefined);
+      pending.current = { retry, resolve };
+      setLoginState({ open: true, reason });
+    });
+
+  /** Sends one request: asks for a login first when it needs one, and again (then resends) on a 401. */
+  const run = async (d: Draft, show = true): Promise<Outcome | undefined> => {
+    if (needsAuth(d) && !getCredential()) return askLogin('Log in to send this request.', () => run(d, show));
+    if (show) setSending(true);
+    let result: Outcome;
+    try {
+      result = await send(d);
+    } finally {
+      if (show) setSending(false);
+    }
+    if (show) {
+      setOutcome(result);
+      if (result.kind !== 'refused') setHistory(addToHistory({ draft: d, statusLine: result.statusLine, ok: result.ok, elapsedMs: result.elapsedMs, sentAt: new Date().toISOString() }));
+    }
+    if (result.ok) rememberIds(result.body);
+    if (unauthenticated(result) && needsAuth(d) && getCredential()) {
+      setCredential(undefined);
+      return askLogin('Your session has expired or your credential was refused. Log in again and the request is sent again.', () => run(d, show));
+    }
+    return result;
+  };
+
+  const sendDraft = () => void run(draft);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.defaultPrevented && !loginState.open) {
+        event.preventDefault();
+        sendDraft();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
+
+  const loadSaved = async (pageToken = '') => {
+    if (!getCredential()) return;
+    try {
+      const page = await listSaved(pageToken);
+      setSaved((previous) => (pageToken ? [...previous, ...page.saved_requests] : page.saved_requests));
+      setSavedNext(page.next_page_token);
+      setSavedError('');
+    } catch (error) {
+      setSavedError(error instanceof ApiFailure ? error.info.message : String(error));
+    }
+  };
+
+  const openShared = async (token: string) => {
+    try {
+      const request = await getShared(token);
+      setShared(request);
+      setCurrent(undefined);
+      setSelected(undefined);
+      setDraft(draftOf(request));
+      setNotice(`Opened “${request.name}”, shared by ${request.owner}. Send it, or save a copy.`);
+    } catch (error) {
+      setNotice(error instanceof ApiFailure && error.status === 404 ? 'This share link no longer works: its owner unshared or deleted it.' : `Could not open the share link: ${String(error)}`);
+    }
+  };
+
+  useEffect(() => {
+    if (!credential) {
+      setSaved([]);
+      setSavedNext('');
+      return;
+    }
+    void loadSaved();
+    const token = shareToken.current;
+    if (token) {
+      shareToken.current = undefined;
+      void openShared(token);
+    }
+  }, [credential?.token]);
+
+  useEffect(() => {
+    if (shareToken.current && !getCredential()) setLoginState({ open: true, reason: 'Log in to open the request that was shared with you.' });
+  }, []);
+
+  const onLoggedIn = () => {
+    setLoginState({ open: false, reason: '' });
+    const waiting = pending.current;
+    pending.current = undefined;
+    if (waiting) void waiting.retry().then(waiting.resolve);
+  };
+
+  const closeLogin = () => {
+    setLoginState({ open: false, reason: '' });
+    pending.current?.resolve(undefined);
+    pending.current = undefined;
+  };
+
+  const doLogout = async () => {
+    const held = getCredential();
+    if (held?.kind === 'session') {
+      try {
+        await logout();
+      } catch {
+        // An expired session is already over on the server; forgetting it here is all that is left.
+      }
+    }
+    setCredential(undefined);
+    setCurrent(undefined);
+    setNotice('Logged out.');
+  };
+
+  const withLogin = (reason: string, action: () => void) => {
+    if (getCredential()) return action();
+    void askLogin(reason, async () => {
+      action();
+      return undefined;
+    });
+  };
+
+  const share = async (request: SavedRequest) => {
+    try {
+      const updated = await shareSaved(request.id);
+      setCurrent(updated);
+      setSaved((list) => list.map((s) => (s.id === updated.id ? updated : s)));
+      setNotice('Share link ready: anyone you give it to must log in to open it.');
+    } catch (error) {
+      setNotice(`Could not share: ${error instanceof ApiFailure ? error.info.message : String(error)}`);
+    }
+  };
+
+  const saveAs = async (name: string) => {
+    try {
+      const savedRequest = await saveRequest(name, draft);
+      setCurrent(savedRequest);
+      setShared(undefined);
+      const thenShare = nameDialog.thenShare;
+      setNameDialog({ open: false, error: '', thenShare: false });
+      setNotice(`Saved “${savedRequest.name}”.`);
+      await loadSaved();
+      if (thenShare) await share(savedRequest);
+    } catch (error) {
+      setNameDialog((state) => ({ ...state, error: error instanceof ApiFailure ? error.info.message : String(error) }));
+    }
+  };
+
+  const onShare = () =>
+    withLogin('Log in to share a request.', () => {
+      if (current && sameDraft(draftOf(current), draft)) void share(current);
+      else setNameDialog({ open: true, error: '', thenShare: true });
+    });
+
+  const onUnshare = async () => {
+    if (!current) return;
+    try {
+      const updated = await unshareSaved(current.id);
+      setCurrent(updated);
+      setSaved((list) => list.map((s) => (s.id === updated.id ? updated : s)));
+      setNotice('Unshared: the old link no longer opens it.');
+    } catch (error) {
+      setNotice(`Could not unshare: ${error instanceof ApiFailure ? error.info.message : String(error)}`);
+    }
+  };
+
+  const onDelete = async (request: SavedRequest) => {
+    try {
+      await deleteSaved(request.id);
+      if (current?.id === request.id) setCurrent(undefined);
+      setSaved((list) => list.filter((s) => s.id !== request.id));
+      setNotice(`Deleted “${request.name}”.`);
+    } catch (error) {
+      setNotice(`Could not delete: ${error instanceof ApiFailure ? error.info.message : String(error)}`);
+    }
+  };
+
+  const choose = (entry: OperationEntry) => {
+    setSelected(entry.id);
+    setDraft(draftFor(entry));
+    setCurrent(undefined);
+    setShared(undefined);
+  };
+
+  const shareLink = current?.share_token ? `${location.origin}/console#share=${current.share_token}` : '';
+
+  return (
+    <div class="layout">
+      <header class="topbar">
+        <h1>tms console</h1>
+        <span class="muted">Time-Manipulation Service</span>
+        <span class="spacer" />
+        {credential ? (
+          <>
+            <span aria-label="Logged in as">{credential.kind === 'session' ? `${credential.username}` : `API key (${credential.username})`}</span>
+            <button type="button" onClick={() => void doLogout()}>Log out</button>
+          </>
+        ) : (
+          <button type="button" onClick={() => setLoginState({ open: true, reason: '' })}>Log in</button>
+        )}
+      </header>
+      <nav class="sidebar" aria-label="Requests">
+        <div class="tabs" role="tablist" aria-label="Lists">
+          <button type="button" role="tab" aria-selected={sidebar === 'operations'} onClick={() => setSidebar('operations')}>Operations</button>
+          <button type="button" role="tab" aria-selected={sidebar === 'saved'} onClick={() => setSidebar('saved')}>Saved{saved.length ? ` (${saved.length})` : ''}</button>
+          <button type="button" role="tab" aria-selected={sidebar === 'history'} onClick={() => setSidebar('history')}>History</button>
+        </div>
+        {loadError && <p role="alert" class="error-text">{loadError}</p>}
+        {sidebar === 'operations' && <OperationsList operations={operations} filter={filter} onFilter={setFilter} selected={selectedEntry?.id} onChoose={choose} />}
+        {sidebar === 'saved' && (
+          <SavedList
+            loggedIn={!!credential}
+            items={saved}
+            hasMore={!!savedNext}
+            error={savedError}
+            onOpen={(request) => {
+              setCurrent(request);
+              setShared(undefined);
+              setDraft(draftOf(request));
+            }}
+            onDelete={(request) => void onDelete(request)}
+            onMore={() => void loadSaved(savedNext)}
+          />
+        )}
+        {sidebar === 'history' && <HistoryList entries={history} onRestore={(entry) => setDraft(entry.draft)} onClear={() => setHistory(clearHistory())} />}
+      </nav>
+      <main class="main">
+        {selectedEntry && (
+          <p class="summary">
+            <strong>{selectedEntry.kind === 'rpc' ? selectedEntry.rpc : selectedEntry.title}</strong> {selectedEntry.summary}
+          </p>
+        )}
+        {current && <p class="muted">Saved request: “{current.name}”</p>}
+        {shared && (
+          <p class="notice">
+            Shared with you by <strong>{shared.owner}</strong>: “{shared.name}”{' '}
+            <button type="button" class="small" onClick={() => setNameDialog({ open: true, error: '', thenShare: false })}>Save a copy</button>
+          </p>
+        )}
+        <RequestPane draft={draft} onChange={setDraft} schema={selectedEntry?.schema} onSend={sendDraft} sending={sending} loggedIn={!!credential} />
+        <div class="row actions">
+          <button type="button" onClick={() => withLogin('Log in to save requests to your account.', () => setNameDialog({ open: true, error: '', thenShare: false }))}>Save</button>
+          <button type="button" onClick={onShare}>Share</button>
+          {shareLink && (
+            <>
+              <label class="grow">
+                Share link
+                <input readOnly value={shareLink} onFocus={(e) => e.currentTarget.select()} />
+              </label>
+              <button type="button" onClick={() => void onUnshare()}>Unshare</button>
+            </>
+          )}
+        </div>
+        {notice && <p role="status" class="notice">{notice}</p>}
+        <ResponsePane outcome={outcome} sending={sending} />
+        <section class="tools" aria-label="Tools">
+          <div class="tabs" role="tablist" aria-label="Tools">
+            <button type="button" role="tab" aria-selected={tool === 'snippets'} onClick={() => setTool('snippets')}>Snippets</button>
+            <button type="button" role="tab" aria-selected={tool === 'compare'} onClick={() => setTool('compare')}>Compare</button>
+          </div>
+          {tool === 'snippets' ? <SnippetsPanel draft={draft} /> : <ComparePanel draft={draft} saved={saved} run={(d) => run(d, false)} />}
+        </section>
+      </main>
+      <LoginDialog open={loginState.open} reason={loginState.reason} onClose={closeLogin} onLoggedIn={onLoggedIn} />
+      <NameDialog
+        open={nameDialog.open}
+        title={nameDialog.thenShare ? 'Save and share' : 'Save request'}
+        initial={shared?.name ?? current?.name ?? selectedEntry?.title ?? ''}
+        error={nameDialog.error}
+        onSubmit={(name) => void saveAs(name)}
+        onClose={() => setNameDialog({ open: false, error: '', thenShare: false })}
+      />
+    </div>
+  );
+}

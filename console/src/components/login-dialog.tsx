@@ -1,0 +1,90 @@
+import { useState } from 'preact/hooks';
+import { Dialog } from './dialog.tsx';
+import { ApiFailure, login } from '../saved-api.ts';
+import { setCredential, type Credential } from '../credentials.ts';
+
+interface Props {
+  open: boolean;
+  /** Why it opened: e.g. the session expired. */
+  reason: string;
+  onClose(): void;
+  onLoggedIn(credential: Credential): void;
+}
+
+/** Username and password (a session from `/v1/login`), or an API key; errors stay in the dialog. */
+export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
+  const [mode, setMode] = useState<'password' | 'key'>('password');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [apiKey, setApiKey] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const finish = (credential: Credential) => {
+    setCredential(credential);
+    setPassword('');
+    setApiKey('');
+    setError('');
+    onLoggedIn(credential);
+  };
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      if (mode === 'password') {
+        const session = await login(username.trim(), password);
+        finish({ kind: 'session', token: session.token, username: username.trim().toLowerCase(), expiresAt: session.expires_at });
+      } else {
+        const key = apiKey.trim();
+        // Checked before it is kept: a typo is reported here, not on the next request.
+        const response = await fetch('/v1/keys?page_size=1', { headers: { authorization: `Bearer ${key}` }, credentials: 'omit', cache: 'no-store' });
+        if (!response.ok) {
+          const body = (await response.json().catch(() => ({}))) as { message?: string };
+          throw new ApiFailure(response.status, { code: String(response.status), message: body.message ?? response.statusText, details: [] });
+        }
+        const keys = (await response.json()) as { keys?: { account?: string }[] };
+        finish({ kind: 'key', token: key, username: keys.keys?.[0]?.account ?? 'API key', expiresAt: '' });
+      }
+    } catch (thrown) {
+      setError(thrown instanceof ApiFailure ? thrown.info.message : `Could not reach the server: ${(thrown as Error).message}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title="Log in" open={open} onClose={onClose}>
+      {reason && <p class="muted">{reason}</p>}
+      <div class="tabs" role="tablist" aria-label="How to log in">
+        <button type="button" role="tab" aria-selected={mode === 'password'} onClick={() => setMode('password')}>Username and password</button>
+        <button type="button" role="tab" aria-selected={mode === 'key'} onClick={() => setMode('key')}>API key</button>
+      </div>
+      <form onSubmit={submit} class="stack">
+        {mode === 'password' ? (
+          <>
+            <label>
+              Username
+              <input name="username" autocomplete="username" required value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
+            </label>
+            <label>
+              Password
+              <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+            </label>
+          </>
+        ) : (
+          <label>
+            API key
+            <input name="api-key" type="password" autocomplete="off" required value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value)} />
+          </label>
+        )}
+        {error && <p role="alert" class="error-text">{error}</p>}
+        <div class="row">
+          <button type="submit" class="primary" disabled={busy}>{mode === 'password' ? 'Log in' : 'Use key'}</button>
+          <button type="button" onClick={onClose}>Cancel</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,44 @@
+import { useMemo } from 'preact/hooks';
+import { matchesFilter, type OperationEntry } from '../operations.ts';
+
+interface Props {
+  operations: OperationEntry[];
+  filter: string;
+  onFilter(filter: string): void;
+  selected: string | undefined;
+  onChoose(entry: OperationEntry): void;
+}
+
+/** Every REST route and RPC, grouped by service, narrowed by typing. */
+export function OperationsList({ operations, filter, onFilter, selected, onChoose }: Props) {
+  const groups = useMemo(() => {
+    const byService = new Map<string, OperationEntry[]>();
+    for (const entry of operations.filter((e) => matchesFilter(e, filter))) {
+      byService.set(entry.service, [...(byService.get(entry.service) ?? []), entry]);
+    }
+    return [...byService];
+  }, [operations, filter]);
+  return (
+    <div class="stack">
+      <input type="search" aria-label="Filter operations" placeholder="Filter: search, timeline, rpc…" value={filter} onInput={(e) => onFilter(e.currentTarget.value)} />
+      <ul aria-label="Operations" class="operations">
+        {groups.map(([service, entries]) => (
+          <li key={service}>
+            <h3>{service}</h3>
+            <ul aria-label={service}>
+              {entries.map((entry) => (
+                <li key={entry.id}>
+                  <button type="button" class={`op ${entry.id === selected ? 'selected' : ''}`} aria-current={entry.id === selected} title={entry.summary} onClick={() => onChoose(entry)}>
+                    <span class={`kind ${entry.kind}`}>{entry.kind === 'rpc' ? 'RPC' : entry.method}</span>
+                    <span>{entry.kind === 'rpc' ? entry.title : entry.pathTemplate}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+        {groups.length === 0 && <li class="muted">No operation matches “{filter}”.</li>}
+      </ul>
+    </div>
+  );
+}

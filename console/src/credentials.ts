@@ -1,0 +1,44 @@
+/**
+ * The credential the console sends: a session token from the login dialog, or an API key pasted in it.
+ * Kept in this tab's sessionStorage only (a reload keeps it, closing the tab forgets it); it is added to
+ * requests as they are sent and never written into the editor, a saved request, the history or a snippet.
+ */
+export interface Credential {
+  kind: 'session' | 'key';
+  token: string;
+  /** The account, when known (a login says it). */
+  username: string;
+  expiresAt: string;
+}
+
+const STORAGE_KEY = 'tms.console.credential';
+type Listener = (credential: Credential | undefined) => void;
+const listeners = new Set<Listener>();
+
+let current: Credential | undefined = (() => {
+  try {
+    const stored = sessionStorage.getItem(STORAGE_KEY);
+    return stored ? (JSON.parse(stored) as Credential) : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+export const getCredential = (): Credential | undefined => current;
+
+export function setCredential(credential: Credential | undefined): void {
+  current = credential;
+  if (credential) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(credential));
+  else sessionStorage.removeItem(STORAGE_KEY);
+  for (const listener of listeners) listener(credential);
+}
+
+export function onCredentialChange(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export const authorizationHeader = (): Record<string, string> => (current ? { authorization: `Bearer ${current.token}` } : {});
+
+/** Header names the console never stores or shows: the credential travels only as it is sent. */
+export const isCredentialHeader = (name: string): boolean => ['authorization', 'cookie', 'proxy-authorization'].includes(name.trim().toLowerCase());
