@@ -101,23 +101,28 @@ async function sendRest(draft: Draft, method: string, signal?: AbortSignal): Pro
   if (!target.ok) return refused(draft.path, target.problem);
   const path = target.path ?? draft.path;
   const bodyless = method === 'GET' || method === 'HEAD';
-  const timeout = AbortSignal.timeout(TIMEOUT_MS);
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new DOMException('timed out', 'TimeoutError')), TIMEOUT_MS);
+  signal?.addEventListener('abort', () => timeout.abort(signal.reason));
   const started = performance.now();
   let response: Response;
+  let bytes: Uint8Array;
   try {
     response = await fetch(path, {
       method,
       headers: requestHeaders(draft),
       body: bodyless || draft.body === '' ? undefined : draft.body,
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: timeout.signal,
       credentials: 'omit',
       cache: 'no-store',
       redirect: 'manual',
     });
+    bytes = new Uint8Array(await response.arrayBuffer());
   } catch (error) {
-    return failure(error, started, path, timeout.aborted);
+    return failure(error, started, path, timeout.signal.reason instanceof DOMException && timeout.signal.reason.name === 'TimeoutError');
+  } finally {
+    clearTimeout(timer);
   }
-  const bytes = new Uint8Array(await response.arrayBuffer());
   const elapsedMs = elapsedSince(started);
   const bodyText = new TextDecoder().decode(bytes);
   let body: unknown;

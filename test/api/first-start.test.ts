@@ -34,6 +34,10 @@ test('first start prints the admin credentials once; they work; a restart does n
     assert.ok(key && username && password, `credentials printed:\n${first.banner}`);
     assert.match(first.banner, /shown once/);
     assert.match(first.banner, new RegExp(`API description http://127\\.0\\.0\\.1:${first.port}/openapi\\.json`));
+    assert.match(first.banner, new RegExp(`try-it console http://127\\.0\\.0\\.1:${first.port}/console\\n`));
+    const page = await call(first, 'GET', '/console', { key: null });
+    assert.is(page.status, 200, 'the console the banner names answers');
+    assert.match(page.text, /<script type="module" src="\/console\/assets\/main-\w+\.js">/);
 
     const timelines = await call(first, 'GET', '/v1/timelines', { key });
     assert.is(timelines.status, 200, timelines.text);

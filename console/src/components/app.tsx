@@ -53,7 +53,7 @@ export function App() {
   const [filter, setFilter] = useState('');
   const [selected, setSelected] = useState<string>();
   const [draft, setDraft] = useState<Draft>(emptyDraft);
-  const [outcome, setOutcome] = useState<Outcome>();
+  const [outcome, setOutcome] = useState<{ result: Outcome; sequence: number }>();
   const [sending, setSending] = useState(false);
   const [credential, setCredentialState] = useState<Credential | undefined>(getCredential);
   const [loginState, setLoginState] = useState({ open: false, reason: '' });
@@ -116,7 +116,7 @@ export function App() {
       if (show) setSending(false);
     }
     if (show) {
-      setOutcome(result);
+      setOutcome((previous) => ({ result, sequence: (previous?.sequence ?? 0) + 1 }));
       if (result.kind !== 'refused') setHistory(addToHistory({ draft: d, statusLine: result.statusLine, ok: result.ok, elapsedMs: result.elapsedMs, sentAt: new Date().toISOString() }));
     }
     if (result.ok) rememberIds(result.body);
@@ -350,7 +350,7 @@ export function App() {
           )}
         </div>
         {notice && <p role="status" class="notice">{notice}</p>}
-        <ResponsePane outcome={outcome} sending={sending} />
+        <ResponsePane outcome={outcome?.result} sequence={outcome?.sequence ?? 0} sending={sending} />
         <section class="tools" aria-label="Tools">
           <div class="tabs" role="tablist" aria-label="Tools">
             <button type="button" role="tab" aria-selected={tool === 'snippets'} onClick={() => setTool('snippets')}>Snippets</button>

@@ -51,10 +51,10 @@ function Details({ details }: { details: ErrorDetail[] }) {
 }
 
 /** Status, time, size, headers and body of the last answer; errors with every detail decoded. */
-export function ResponsePane({ outcome, sending }: { outcome: Outcome | undefined; sending: boolean }) {
+export function ResponsePane({ outcome, sequence, sending }: { outcome: Outcome | undefined; sequence: number; sending: boolean }) {
   const [tab, setTab] = useState<'body' | 'headers'>('body');
   return (
-    <section class="response" role="region" aria-label="Response" aria-busy={sending}>
+    <section class="response" role="region" aria-label="Response" aria-busy={sending} data-sequence={sequence}>
       <h2>Response</h2>
       {sending && <p role="status">Sending…</p>}
       {!sending && !outcome && <p class="muted">Send a request to see its answer here (Ctrl+Enter or ⌘+Enter).</p>}

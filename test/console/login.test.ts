@@ -1,0 +1,123 @@
+// The console asks for a login when a request needs one (or the session expired), sends the waiting
+// request once logged in, keeps the dialog open on a wrong password, and ends the session on "Log out".
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { call } from '../support/server.ts';
+import {
+  answersShown, chooseOperation, logIn, loginDialog, openConsole, responseJson, sendAndWait, startConsoleFixture, statusOf,
+  stopConsoleFixture, waitForAnswer, type ConsoleFixture,
+} from './support.ts';
+
+const SESSION_TTL_MS = 3_000;
+
+const login = suite<ConsoleFixture>('console: login when needed');
+login.before(async (ctx) => Object.assign(ctx, await startConsoleFixture({ sessionTtlMs: SESSION_TTL_MS })));
+login.after((ctx) => stopConsoleFixture(ctx));
+
+login('Send without credentials opens "Log in"; a wrong password keeps it open with an alert; the right one sends the waiting request with no other click', async ({ server, browser, adminPassword }) => {
+  const context = await browser.newContext();
+  const { page, problems } = await openConsole(context, server.url);
+  await chooseOperation(page, 'GET /v1/search-events');
+  const before = await answersShown(page);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  const dialog = loginDialog(page);
+  await dialog.waitFor();
+  assert.is(await answersShown(page), before, 'nothing was sent without credentials');
+
+  await logIn(page, 'admin', 'not the password');
+  const alert = dialog.getByRole('alert');
+  await alert.waitFor();
+  assert.match(await alert.innerText(), /invalid username or password/);
+  assert.ok(await dialog.isVisible(), 'the dialog stays open');
+
+  await dialog.getByLabel('Password').fill(adminPassword);
+  await dialog.getByRole('button', { name: 'Log in', exact: true }).click();
+  assert.is(await waitForAnswer(page, before), '200 OK', 'the waiting request was sent after login');
+  assert.ok(!(await dialog.isVisible()));
+  assert.ok((await responseJson(page)).events.length > 0);
+  assert.ok(await page.getByRole('button', { name: 'Log out' }).isVisible());
+  assert.equal(problems, []);
+  await context.close();
+});
+
+login('a session that expires: the 401 is shown, "Log in" opens again, and after login the request is sent again', async ({ server, browser, adminPassword }) => {
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  await chooseOperation(page, 'GET /v1/timelines');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await logIn(page, 'admin', adminPassword);
+  await loginDialog(page).waitFor({ state: 'hidden' });
+  assert.is(await sendAndWait(page), '200 OK');
+
+  await new Promise((resolve) => setTimeout(resolve, SESSION_TTL_MS + 500));
+  const before = await answersShown(page);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  assert.is(await waitForAnswer(page, before), '401 Unauthorized');
+  const dialog = loginDialog(page);
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), /expired/);
+  await logIn(page, 'admin', adminPassword);
+  assert.is(await waitForAnswer(page, before + 1), '200 OK', 'resent after the new login');
+  await context.close();
+});
+
+login('"Log out" ends the session on the server: the token it held is refused afterwards', async ({ server, browser, adminPassword }) => {
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await logIn(page, 'admin', adminPassword);
+  await loginDialog(page).waitFor({ state: 'hidden' });
+  const token = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('tms.console.credential') ?? '{}') as { token?: string }).token);
+  assert.ok(token);
+  assert.is((await call(server, 'GET', '/v1/timelines', { key: token })).status, 200);
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.getByRole('button', { name: 'Log in' }).waitFor();
+  const after = await call(server, 'GET', '/v1/timelines', { key: token });
+  assert.is(after.status, 401, 'the session is over on the server, not just forgotten by the page');
+  assert.is(await page.evaluate(() => sessionStorage.getItem('tms.console.credential')), null);
+  await context.close();
+});
+
+login('an API key instead of a password; a wrong key is refused in the dialog', async ({ server, browser }) => {
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  const dialog = loginDialog(page);
+  await dialog.getByRole('tab', { name: 'API key' }).click();
+  await dialog.getByLabel('API key').fill('tms_key_wrong_wrong_wrong');
+  await dialog.getByRole('button', { name: 'Use key' }).click();
+  await dialog.getByRole('alert').waitFor();
+  assert.match(await dialog.getByRole('alert').innerText(), /invalid or expired credentials/);
+  await dialog.getByLabel('API key').fill(server.adminKey);
+  await dialog.getByRole('button', { name: 'Use key' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  await chooseOperation(page, 'GET /v1/timelines');
+  assert.is(await sendAndWait(page), '200 OK');
+  assert.match(await statusOf(page).innerText(), /200/);
+  await context.close();
+});
+
+login('credentials never reach a URL, the history, a snippet or the page text', async ({ server, browser, adminPassword }) => {
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  const urls: string[] = [];
+  page.on('request', (request) => urls.push(request.url()));
+  await chooseOperation(page, 'GET /v1/search-events');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await logIn(page, 'admin', adminPassword);
+  await statusOf(page).waitFor();
+  const token = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('tms.console.credential') ?? '{}') as { token?: string }).token);
+  assert.ok(token);
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  assert.ok(stored.includes('search-events'), 'the history holds the request');
+  assert.not.ok(stored.includes(token!) || stored.includes(adminPassword), 'but not the credential');
+  assert.not.ok(urls.some((url) => url.includes(token!) || url.includes(adminPassword)));
+  await page.getByRole('tab', { name: 'Snippets' }).click();
+  const text = await page.locator('body').innerText();
+  assert.ok(text.includes('$TMS_TOKEN'));
+  assert.not.ok(text.includes(token!) || text.includes(adminPassword));
+  await context.close();
+});
+
+login.run();

@@ -1,0 +1,95 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from '../support/browser.ts';
+import { call, startTestServer, type TestServer } from '../support/server.ts';
+import type { Config } from '../../src/config.ts';
+
+/** A real tms server and a real Chromium, for one test file. */
+export interface ConsoleFixture {
+  server: TestServer;
+  browser: Browser;
+  /** The bootstrap admin's password (a login session, unlike the API key). */
+  adminPassword: string;
+}
+
+export async function startConsoleFixture(overrides: Partial<Config> = {}): Promise<ConsoleFixture> {
+  const server = await startTestServer(overrides);
+  const adminPassword = server.app.bootstrap?.password;
+  if (!adminPassword) throw new Error('a fresh test server reports its admin password');
+  return { server, browser: await launchBrowser(), adminPassword };
+}
+
+export async function stopConsoleFixture(fixture: Partial<ConsoleFixture>): Promise<void> {
+  await fixture.browser?.close();
+  await fixture.server?.stop();
+}
+
+/** A page on /console; every browser console error and CSP violation is collected in `problems`. */
+export async function openConsole(context: BrowserContext, url: string, hash = ''): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/the server responded with a status of (4|5)\d\d/.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(String(error)));
+  await page.goto(`${url}/console${hash}`);
+  await page.getByRole('list', { name: 'Operations' }).getByRole('button').first().waitFor();
+  return { page, problems };
+}
+
+export const response = (page: Page) => page.getByRole('region', { name: 'Response' });
+export const statusOf = (page: Page) => response(page).getByTestId('status');
+export const loginDialog = (page: Page) => page.getByRole('dialog', { name: 'Log in' });
+
+/** The response body pane's text, as JSON. */
+export async function responseJson(page: Page): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- whatever the server answered
+  return JSON.parse(await response(page).getByLabel('Response body').innerText());
+}
+
+export async function chooseOperation(page: Page, name: string, service?: string): Promise<void> {
+  const list = page.getByRole('list', { name: 'Operations' });
+  const scope = service ? list.getByRole('list', { name: service }) : list;
+  await scope.getByRole('button', { name, exact: true }).click();
+}
+
+export async function logIn(page: Page, username: string, password: string): Promise<void> {
+  const dialog = loginDialog(page);
+  await dialog.getByRole('tab', { name: 'Username and password' }).click();
+  await dialog.getByLabel('Username').fill(username);
+  await dialog.getByLabel('Password').fill(password);
+  await dialog.getByRole('button', { name: 'Log in', exact: true }).click();
+}
+
+/** How many answers the response pane has shown so far. */
+export async function answersShown(page: Page): Promise<number> {
+  return Number(await response(page).getAttribute('data-sequence'));
+}
+
+/** Waits for the answer after `before` answers, and returns its status line. */
+export async function waitForAnswer(page: Page, before: number): Promise<string> {
+  await page.locator(`[aria-label="Response"][data-sequence="${before + 1}"]`).waitFor();
+  return statusOf(page).innerText();
+}
+
+/** Clicks Send and returns the status line of the answer it brings. */
+export async function sendAndWait(page: Page): Promise<string> {
+  const before = await answersShown(page);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  return waitForAnswer(page, before);
+}
+
+/** Replaces the JSON editor's whole text (CodeMirror is a contenteditable, not a textarea). */
+export async function setBody(page: Page, text: string): Promise<void> {
+  const editor = page.getByRole('textbox', { name: 'Body' });
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.press('Delete');
+  await editor.evaluate((element, value) => {
+    // Typing would be auto-closed by the editor (brackets, quotes); inserting text is what a paste does.
+    element.ownerDocument.execCommand('insertText', false, value);
+  }, text);
+}
+
+export async function createAccount(server: TestServer, username: string, password: string, scopes = ['read', 'write']): Promise<void> {
+  const created = await call(server, 'POST', '/v1/accounts', { body: { username, password, scopes } });
+  if (created.status !== 200) throw new Error(`account ${username}: ${created.status} ${created.text}`);
+}
