@@ -59,6 +59,16 @@ export async function logIn(page: Page, username: string, password: string): Pro
   await dialog.getByRole('button', { name: 'Log in', exact: true }).click();
 }
 
+/** Logs in with an API key through the "Log in" dialog. */
+export async function useKey(page: Page, key: string): Promise<void> {
+  await page.getByRole('button', { name: 'Log in' }).click();
+  const dialog = loginDialog(page);
+  await dialog.getByRole('tab', { name: 'API key' }).click();
+  await dialog.getByLabel('API key').fill(key);
+  await dialog.getByRole('button', { name: 'Use key' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+}
+
 /** How many answers the response pane has shown so far. */
 export async function answersShown(page: Page): Promise<number> {
   return Number(await response(page).getAttribute('data-sequence'));
