@@ -5,7 +5,8 @@ import { keymap } from '@codemirror/view';
 import { json, jsonParseLinter } from '@codemirror/lang-json';
 import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
-import { syntaxTree } from '@codemirror/language';
+import { HighlightStyle, syntaxHighlighting, syntaxTree } from '@codemirror/language';
+import { tags } from '@lezer/highlight';
 import type { SyntaxNode } from '@lezer/common';
 import { checkAgainstSchema, schemaAt, type JsonSchema } from '../json-schema.ts';
 
@@ -18,6 +19,14 @@ interface Props {
   onSubmit(): void;
   label: string;
 }
+
+/** JSON colours from the page's theme variables, so that they follow light and dark with enough contrast. */
+const jsonHighlight = HighlightStyle.define([
+  { tag: tags.propertyName, color: 'var(--syntax-property)' },
+  { tag: tags.string, color: 'var(--syntax-string)' },
+  { tag: tags.number, color: 'var(--syntax-number)' },
+  { tag: [tags.bool, tags.null], color: 'var(--syntax-keyword)' },
+]);
 
 /** The nonce this page's Content-Security-Policy allows `<style>` elements with (set by the server per response). */
 const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="tms-style-nonce"]')?.content ?? '';
@@ -123,6 +132,7 @@ export function JsonEditor({ value, onChange, schema, onSubmit, label }: Props) 
       keymap.of([{ key: 'Mod-Enter', run: () => (latest.current.onSubmit(), true) }]),
       basicSetup,
       json(),
+      syntaxHighlighting(jsonHighlight),
       lintGutter(),
       lint.current.of(linter(schemaLinter(() => latest.current.schema), { delay: 250 })),
       autocompletion({ override: [fieldCompletion(() => latest.current.schema)] }),

@@ -1,0 +1,72 @@
+// The console's controls have the accessible names the issue lists (screen readers and automated clients
+// drive it by them), axe-core finds no serious or critical violation in light or dark, and the page
+// follows the system's colour scheme.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+import { chooseOperation, loginDialog, openConsole, sendAndWait, setBody, startConsoleFixture, stopConsoleFixture, useKey, type ConsoleFixture } from './support.ts';
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation { id: string; impact: string; help: string; nodes: { target: string[] }[] }
+
+/** axe-core, run by the test harness (not by the page, whose CSP allows no such script), on the page as it is. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+const a11y = suite<ConsoleFixture>('console: accessible names, axe-core, themes');
+a11y.before(async (ctx) => Object.assign(ctx, await startConsoleFixture()));
+a11y.after((ctx) => stopConsoleFixture(ctx));
+
+a11y('every control the interface names is there by its accessible name', async ({ server, browser }) => {
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  for (const [role, name] of [
+    ['combobox', 'Method'], ['textbox', 'Path'], ['textbox', 'Body'], ['button', 'Send'], ['button', 'Save'], ['button', 'Share'],
+    ['region', 'Response'], ['list', 'Operations'],
+  ] as const) {
+    assert.is(await page.getByRole(role, { name, exact: true }).count(), 1, `${role} "${name}"`);
+  }
+  await page.getByRole('button', { name: 'Log in', exact: true }).click();
+  const dialog = loginDialog(page);
+  assert.ok(await dialog.getByRole('textbox', { name: 'Username' }).isVisible());
+  assert.ok(await dialog.getByLabel('Password').isVisible());
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await useKey(page, server.adminKey);
+  assert.is(await page.getByRole('button', { name: 'Log out', exact: true }).count(), 1);
+  await page.getByRole('tab', { name: /^Saved/ }).click();
+  assert.is(await page.getByRole('list', { name: 'Saved', exact: true }).count(), 1);
+  await context.close();
+});
+
+for (const colorScheme of ['light', 'dark'] as const) {
+  a11y(`axe-core: no serious or critical violation (${colorScheme}): first view, login dialog, an error answer`, async ({ server, browser }) => {
+    const context = await browser.newContext({ colorScheme });
+    const { page } = await openConsole(context, server.url);
+    const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    assert.is(background === 'rgb(247, 247, 248)', colorScheme === 'light', `background ${background} follows the ${colorScheme} scheme`);
+    assert.equal(await seriousViolations(page), [], 'first view');
+    await page.getByRole('button', { name: 'Log in', exact: true }).click();
+    await loginDialog(page).getByLabel('Username').waitFor();
+    assert.equal(await seriousViolations(page), [], 'login dialog');
+    await loginDialog(page).getByRole('button', { name: 'Cancel' }).click();
+    await useKey(page, server.adminKey);
+    await chooseOperation(page, 'POST /v1/create-timeline');
+    await setBody(page, '{"base_timeline_id": 5}');
+    assert.is(await sendAndWait(page), '400 Bad Request');
+    assert.equal(await seriousViolations(page), [], 'error answer');
+    await context.close();
+  });
+}
+
+a11y.run();
