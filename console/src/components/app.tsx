@@ -17,6 +17,7 @@ import { SnippetsPanel } from './snippets-panel.tsx';
 import { ComparePanel } from './compare-panel.tsx';
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json']);
+const LOGOUT_PATHS = new Set(['/v1/logout', '/tms.v1.AccountService/Logout']);
 
 /** The operation a draft is an instance of: an RPC by its path, a route by method and path template. */
 function operationOf(operations: OperationEntry[], draft: Draft): OperationEntry | undefined {
@@ -120,6 +121,11 @@ export function App() {
       if (result.kind !== 'refused') setHistory(addToHistory({ draft: d, statusLine: result.statusLine, ok: result.ok, elapsedMs: result.elapsedMs, sentAt: new Date().toISOString() }));
     }
     if (result.ok) rememberIds(result.body);
+    if (result.ok && LOGOUT_PATHS.has(d.path.split('?')[0]!) && getCredential()?.kind === 'session') {
+      // That request ended the session this console was using.
+      setCredential(undefined);
+      setNotice('Logged out: the request ended this console\'s session.');
+    }
     if (unauthenticated(result) && needsAuth(d) && getCredential()) {
       setCredential(undefined);
       return askLogin('Your session has expired or your credential was refused. Log in again and the request is sent again.', () => run(d, show));
