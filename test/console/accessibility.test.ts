@@ -25,7 +25,9 @@ async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 const a11y = suite<ConsoleFixture>('console: accessible names, axe-core, themes');
-a11y.before(async (ctx) => Object.assign(ctx, await startConsoleFixture()));
+a11y.before(async (ctx) => {
+  Object.assign(ctx, await startConsoleFixture());
+});
 a11y.after((ctx) => stopConsoleFixture(ctx));
 
 a11y('every control the interface names is there by its accessible name', async ({ server, browser }) => {

@@ -11,7 +11,9 @@ import {
 const SESSION_TTL_MS = 3_000;
 
 const login = suite<ConsoleFixture>('console: login when needed');
-login.before(async (ctx) => Object.assign(ctx, await startConsoleFixture({ sessionTtlMs: SESSION_TTL_MS })));
+login.before(async (ctx) => {
+  Object.assign(ctx, await startConsoleFixture({ sessionTtlMs: SESSION_TTL_MS }));
+});
 login.after((ctx) => stopConsoleFixture(ctx));
 
 login('Send without credentials opens "Log in"; a wrong password keeps it open with an alert; the right one sends the waiting request with no other click', async ({ server, browser, adminPassword }) => {

@@ -110,6 +110,8 @@ async function buildInto(outdir: string, sourceHash: string): Promise<void> {
     logLevel: 'silent',
     absWorkingDir: CONSOLE_ROOT,
   });
+  // esbuild keeps a helper process for further builds; a server makes none.
+  await esbuild.stop();
   const outputs = result.metafile.outputs;
   // Metafile paths are relative to absWorkingDir.
   const name = (path: string) => relative(outdir, join(CONSOLE_ROOT, path));
