@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
-import { chooseOperation, loginDialog, openConsole, sendAndWait, setBody, startConsoleFixture, stopConsoleFixture, useKey, type ConsoleFixture } from './support.ts';
+import { chooseOperation, loginDialog, openConsole, sendAndWait, setBody, startConsoleFixture, stopConsoleFixture, useKey, type ConsoleFixture, loginButton } from './support.ts';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -39,11 +39,12 @@ a11y('every control the interface names is there by its accessible name', async 
   ] as const) {
     assert.is(await page.getByRole(role, { name, exact: true }).count(), 1, `${role} "${name}"`);
   }
-  await page.getByRole('button', { name: 'Log in', exact: true }).click();
+  await loginButton(page).click();
   const dialog = loginDialog(page);
   assert.ok(await dialog.getByRole('textbox', { name: 'Username' }).isVisible());
   assert.ok(await dialog.getByLabel('Password').isVisible());
   await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
   await useKey(page, server.adminKey);
   assert.is(await page.getByRole('button', { name: 'Log out', exact: true }).count(), 1);
   await page.getByRole('tab', { name: /^Saved/ }).click();
@@ -58,10 +59,11 @@ for (const colorScheme of ['light', 'dark'] as const) {
     const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
     assert.is(background === 'rgb(247, 247, 248)', colorScheme === 'light', `background ${background} follows the ${colorScheme} scheme`);
     assert.equal(await seriousViolations(page), [], 'first view');
-    await page.getByRole('button', { name: 'Log in', exact: true }).click();
+    await loginButton(page).click();
     await loginDialog(page).getByLabel('Username').waitFor();
     assert.equal(await seriousViolations(page), [], 'login dialog');
     await loginDialog(page).getByRole('button', { name: 'Cancel' }).click();
+    await loginDialog(page).waitFor({ state: 'hidden' });
     await useKey(page, server.adminKey);
     await chooseOperation(page, 'POST /v1/create-timeline');
     await setBody(page, '{"base_timeline_id": 5}');

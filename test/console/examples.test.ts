@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { restRoutes } from '../../src/server/rest/routes.ts';
 import { rpcMethods } from '../../src/server/connect/services.ts';
-import { answersShown, chooseOperation, logIn, loginDialog, openConsole, response, startConsoleFixture, stopConsoleFixture, waitForAnswer, type ConsoleFixture } from './support.ts';
+import { answersShown, chooseOperation, logIn, loginDialog, openConsole, response, startConsoleFixture, stopConsoleFixture, waitForAnswer, type ConsoleFixture, loginButton } from './support.ts';
 
 /** The route table's order is a story (create, then use, then delete); the account the login example names comes first, logout last. */
 const storyRank = (rpc: string) => (rpc.endsWith('.CreateAccount') ? -1 : rpc.endsWith('.Logout') ? 1 : 0);
@@ -26,7 +26,7 @@ async function sendAsPrefilled(page: Page): Promise<{ status: string; text: stri
 
 /** The logout example ends the console's own session; the next run logs in again, as a person would. */
 async function ensureLoggedIn(page: Page, adminPassword: string): Promise<void> {
-  const button = page.getByRole('button', { name: 'Log in', exact: true });
+  const button = loginButton(page);
   if (!(await button.isVisible())) return;
   await button.click();
   await logIn(page, 'admin', adminPassword);

@@ -6,6 +6,7 @@ import { call } from '../support/server.ts';
 import {
   answersShown, chooseOperation, logIn, loginDialog, openConsole, responseJson, sendAndWait, startConsoleFixture, statusOf,
   stopConsoleFixture, waitForAnswer, type ConsoleFixture,
+  loginButton,
 } from './support.ts';
 
 const SESSION_TTL_MS = 3_000;
@@ -46,7 +47,7 @@ login('a session that expires: the 401 is shown, "Log in" opens again, and after
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);
   await chooseOperation(page, 'GET /v1/timelines');
-  await page.getByRole('button', { name: 'Log in' }).click();
+  await loginButton(page).click();
   await logIn(page, 'admin', adminPassword);
   await loginDialog(page).waitFor({ state: 'hidden' });
   assert.is(await sendAndWait(page), '200 OK');
@@ -66,7 +67,7 @@ login('a session that expires: the 401 is shown, "Log in" opens again, and after
 login('"Log out" ends the session on the server: the token it held is refused afterwards', async ({ server, browser, adminPassword }) => {
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);
-  await page.getByRole('button', { name: 'Log in' }).click();
+  await loginButton(page).click();
   await logIn(page, 'admin', adminPassword);
   await loginDialog(page).waitFor({ state: 'hidden' });
   const token = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('tms.console.credential') ?? '{}') as { token?: string }).token);
@@ -74,7 +75,7 @@ login('"Log out" ends the session on the server: the token it held is refused af
   assert.is((await call(server, 'GET', '/v1/timelines', { key: token })).status, 200);
 
   await page.getByRole('button', { name: 'Log out' }).click();
-  await page.getByRole('button', { name: 'Log in' }).waitFor();
+  await loginButton(page).waitFor();
   const after = await call(server, 'GET', '/v1/timelines', { key: token });
   assert.is(after.status, 401, 'the session is over on the server, not just forgotten by the page');
   assert.is(await page.evaluate(() => sessionStorage.getItem('tms.console.credential')), null);
@@ -84,7 +85,7 @@ login('"Log out" ends the session on the server: the token it held is refused af
 login('an API key instead of a password; a wrong key is refused in the dialog', async ({ server, browser }) => {
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);
-  await page.getByRole('button', { name: 'Log in' }).click();
+  await loginButton(page).click();
   const dialog = loginDialog(page);
   await dialog.getByRole('tab', { name: 'API key' }).click();
   await dialog.getByLabel('API key').fill('tms_key_wrong_wrong_wrong');

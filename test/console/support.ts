@@ -39,6 +39,8 @@ export async function openConsole(context: BrowserContext, url: string, hash = '
 export const response = (page: Page) => page.getByRole('region', { name: 'Response' });
 export const statusOf = (page: Page) => response(page).getByTestId('status');
 export const loginDialog = (page: Page) => page.getByRole('dialog', { name: 'Log in' });
+/** The header's "Log in" button (the dialog has a submit button of the same name). */
+export const loginButton = (page: Page) => page.getByRole('banner').getByRole('button', { name: 'Log in', exact: true });
 
 /** The response body pane's text, as JSON. */
 export async function responseJson(page: Page): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- whatever the server answered
@@ -61,7 +63,7 @@ export async function logIn(page: Page, username: string, password: string): Pro
 
 /** Logs in with an API key through the "Log in" dialog. */
 export async function useKey(page: Page, key: string): Promise<void> {
-  await page.getByRole('button', { name: 'Log in' }).click();
+  await loginButton(page).click();
   const dialog = loginDialog(page);
   await dialog.getByRole('tab', { name: 'API key' }).click();
   await dialog.getByLabel('API key').fill(key);
