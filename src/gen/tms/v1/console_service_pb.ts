@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tms/v1/console_service.proto.
  */
 export const file_tms_v1_console_service: GenFile = /*@__PURE__*/
-  fileDesc("Chx0bXMvdjEvY29uc29sZV9zZXJ2aWNlLnByb3RvEgZ0bXMudjEi8AEKDFNhdmVkUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBm1ldGhvZBgDIAEoCRIMCgRwYXRoGAQgASgJEjIKB2hlYWRlcnMYBSADKAsyIS50bXMudjEuU2F2ZWRSZXF1ZXN0LkhlYWRlcnNFbnRyeRIMCgRib2R5GAYgASgJEhIKCmNyZWF0ZWRfYXQYByABKAkSDQoFb3duZXIYCCABKAkSEwoLc2hhcmVfdG9rZW4YCSABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiuAEKElNhdmVSZXF1ZXN0UmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIMCgRwYXRoGAMgASgJEjgKB2hlYWRlcnMYBCADKAsyJy50bXMudjEuU2F2ZVJlcXVlc3RSZXF1ZXN0LkhlYWRlcnNFbnRyeRIMCgRib2R5GAUgASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKE1NhdmVSZXF1ZXN0UmVzcG9uc2USKwoNc2F2ZWRfcmVxdWVzdBgBIAEoCzIULnRtcy52MS5TYXZlZFJlcXVlc3QiQQoYTGlzdFNhdmVkUmVxdWVzdHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJImIKGUxpc3RTYXZlZFJlcXVlc3RzUmVzcG9uc2USLAoOc2F2ZWRfcmVxdWVzdHMYASADKAsyFC50bXMudjEuU2F2ZWRSZXF1ZXN0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI5ChZHZXRTYXZlZFJlcXVlc3RSZXF1ZXN0EgoKAmlkGAEgASgJEhMKC3NoYXJlX3Rva2VuGAIgASgJIkYKF0dldFNhdmVkUmVxdWVzdFJlc3BvbnNlEisKDXNhdmVkX3JlcXVlc3QYASABKAsyFC50bXMudjEuU2F2ZWRSZXF1ZXN0IicKGURlbGV0ZVNhdmVkUmVxdWVzdFJlcXVlc3QSCgoCaWQYASABKAkiOAoaRGVsZXRlU2F2ZWRSZXF1ZXN0UmVzcG9uc2USDgoGc3RhdHVzGAEgASgJEgoKAmlkGAIgASgJMuMCCg5Db25zb2xlU2VydmljZRJGCgtTYXZlUmVxdWVzdBIaLnRtcy52MS5TYXZlUmVxdWVzdFJlcXVlc3QaGy50bXMudjEuU2F2ZVJlcXVlc3RSZXNwb25zZRJYChFMaXN0U2F2ZWRSZXF1ZXN0cxIgLnRtcy52MS5MaXN0U2F2ZWRSZXF1ZXN0c1JlcXVlc3QaIS50bXMudjEuTGlzdFNhdmVkUmVxdWVzdHNSZXNwb25zZRJSCg9HZXRTYXZlZFJlcXVlc3QSHi50bXMudjEuR2V0U2F2ZWRSZXF1ZXN0UmVxdWVzdBofLnRtcy52MS5HZXRTYXZlZFJlcXVlc3RSZXNwb25zZRJbChJEZWxldGVTYXZlZFJlcXVlc3QSIS50bXMudjEuRGVsZXRlU2F2ZWRSZXF1ZXN0UmVxdWVzdBoiLnRtcy52MS5EZWxldGVTYXZlZFJlcXVlc3RSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Chx0bXMvdjEvY29uc29sZV9zZXJ2aWNlLnByb3RvEgZ0bXMudjEi8AEKDFNhdmVkUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBm1ldGhvZBgDIAEoCRIMCgRwYXRoGAQgASgJEjIKB2hlYWRlcnMYBSADKAsyIS50bXMudjEuU2F2ZWRSZXF1ZXN0LkhlYWRlcnNFbnRyeRIMCgRib2R5GAYgASgJEhIKCmNyZWF0ZWRfYXQYByABKAkSDQoFb3duZXIYCCABKAkSEwoLc2hhcmVfdG9rZW4YCSABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiuAEKElNhdmVSZXF1ZXN0UmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIMCgRwYXRoGAMgASgJEjgKB2hlYWRlcnMYBCADKAsyJy50bXMudjEuU2F2ZVJlcXVlc3RSZXF1ZXN0LkhlYWRlcnNFbnRyeRIMCgRib2R5GAUgASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkIKE1NhdmVSZXF1ZXN0UmVzcG9uc2USKwoNc2F2ZWRfcmVxdWVzdBgBIAEoCzIULnRtcy52MS5TYXZlZFJlcXVlc3QiQQoYTGlzdFNhdmVkUmVxdWVzdHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJImIKGUxpc3RTYXZlZFJlcXVlc3RzUmVzcG9uc2USLAoOc2F2ZWRfcmVxdWVzdHMYASADKAsyFC50bXMudjEuU2F2ZWRSZXF1ZXN0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI5ChZHZXRTYXZlZFJlcXVlc3RSZXF1ZXN0EgoKAmlkGAEgASgJEhMKC3NoYXJlX3Rva2VuGAIgASgJIkYKF0dldFNhdmVkUmVxdWVzdFJlc3BvbnNlEisKDXNhdmVkX3JlcXVlc3QYASABKAsyFC50bXMudjEuU2F2ZWRSZXF1ZXN0IicKGURlbGV0ZVNhdmVkUmVxdWVzdFJlcXVlc3QSCgoCaWQYASABKAkiOAoaRGVsZXRlU2F2ZWRSZXF1ZXN0UmVzcG9uc2USDgoGc3RhdHVzGAEgASgJEgoKAmlkGAIgASgJIiYKGFNoYXJlU2F2ZWRSZXF1ZXN0UmVxdWVzdBIKCgJpZBgBIAEoCSJIChlTaGFyZVNhdmVkUmVxdWVzdFJlc3BvbnNlEisKDXNhdmVkX3JlcXVlc3QYASABKAsyFC50bXMudjEuU2F2ZWRSZXF1ZXN0IigKGlVuc2hhcmVTYXZlZFJlcXVlc3RSZXF1ZXN0EgoKAmlkGAEgASgJIkoKG1Vuc2hhcmVTYXZlZFJlcXVlc3RSZXNwb25zZRIrCg1zYXZlZF9yZXF1ZXN0GAEgASgLMhQudG1zLnYxLlNhdmVkUmVxdWVzdDKdBAoOQ29uc29sZVNlcnZpY2USRgoLU2F2ZVJlcXVlc3QSGi50bXMudjEuU2F2ZVJlcXVlc3RSZXF1ZXN0GhsudG1zLnYxLlNhdmVSZXF1ZXN0UmVzcG9uc2USWAoRTGlzdFNhdmVkUmVxdWVzdHMSIC50bXMudjEuTGlzdFNhdmVkUmVxdWVzdHNSZXF1ZXN0GiEudG1zLnYxLkxpc3RTYXZlZFJlcXVlc3RzUmVzcG9uc2USUgoPR2V0U2F2ZWRSZXF1ZXN0Eh4udG1zLnYxLkdldFNhdmVkUmVxdWVzdFJlcXVlc3QaHy50bXMudjEuR2V0U2F2ZWRSZXF1ZXN0UmVzcG9uc2USWwoSRGVsZXRlU2F2ZWRSZXF1ZXN0EiEudG1zLnYxLkRlbGV0ZVNhdmVkUmVxdWVzdFJlcXVlc3QaIi50bXMudjEuRGVsZXRlU2F2ZWRSZXF1ZXN0UmVzcG9uc2USWAoRU2hhcmVTYXZlZFJlcXVlc3QSIC50bXMudjEuU2hhcmVTYXZlZFJlcXVlc3RSZXF1ZXN0GiEudG1zLnYxLlNoYXJlU2F2ZWRSZXF1ZXN0UmVzcG9uc2USXgoTVW5zaGFyZVNhdmVkUmVxdWVzdBIiLnRtcy52MS5VbnNoYXJlU2F2ZWRSZXF1ZXN0UmVxdWVzdBojLnRtcy52MS5VbnNoYXJlU2F2ZWRSZXF1ZXN0UmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message tms.v1.SavedRequest
@@ -258,6 +258,76 @@ export const DeleteSavedRequestResponseSchema: GenMessage<DeleteSavedRequestResp
   messageDesc(file_tms_v1_console_service, 8);
 
 /**
+ * @generated from message tms.v1.ShareSavedRequestRequest
+ */
+export type ShareSavedRequestRequest = Message<"tms.v1.ShareSavedRequestRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message tms.v1.ShareSavedRequestRequest.
+ * Use `create(ShareSavedRequestRequestSchema)` to create a new message.
+ */
+export const ShareSavedRequestRequestSchema: GenMessage<ShareSavedRequestRequest> = /*@__PURE__*/
+  messageDesc(file_tms_v1_console_service, 9);
+
+/**
+ * @generated from message tms.v1.ShareSavedRequestResponse
+ */
+export type ShareSavedRequestResponse = Message<"tms.v1.ShareSavedRequestResponse"> & {
+  /**
+   * @generated from field: tms.v1.SavedRequest saved_request = 1;
+   */
+  savedRequest?: SavedRequest | undefined;
+};
+
+/**
+ * Describes the message tms.v1.ShareSavedRequestResponse.
+ * Use `create(ShareSavedRequestResponseSchema)` to create a new message.
+ */
+export const ShareSavedRequestResponseSchema: GenMessage<ShareSavedRequestResponse> = /*@__PURE__*/
+  messageDesc(file_tms_v1_console_service, 10);
+
+/**
+ * @generated from message tms.v1.UnshareSavedRequestRequest
+ */
+export type UnshareSavedRequestRequest = Message<"tms.v1.UnshareSavedRequestRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message tms.v1.UnshareSavedRequestRequest.
+ * Use `create(UnshareSavedRequestRequestSchema)` to create a new message.
+ */
+export const UnshareSavedRequestRequestSchema: GenMessage<UnshareSavedRequestRequest> = /*@__PURE__*/
+  messageDesc(file_tms_v1_console_service, 11);
+
+/**
+ * @generated from message tms.v1.UnshareSavedRequestResponse
+ */
+export type UnshareSavedRequestResponse = Message<"tms.v1.UnshareSavedRequestResponse"> & {
+  /**
+   * With an empty share_token.
+   *
+   * @generated from field: tms.v1.SavedRequest saved_request = 1;
+   */
+  savedRequest?: SavedRequest | undefined;
+};
+
+/**
+ * Describes the message tms.v1.UnshareSavedRequestResponse.
+ * Use `create(UnshareSavedRequestResponseSchema)` to create a new message.
+ */
+export const UnshareSavedRequestResponseSchema: GenMessage<UnshareSavedRequestResponse> = /*@__PURE__*/
+  messageDesc(file_tms_v1_console_service, 12);
+
+/**
  * Requests saved from the try-it console, kept on the server for their owner and shareable by link.
  *
  * @generated from service tms.v1.ConsoleService
@@ -296,6 +366,26 @@ export const ConsoleService: GenService<{
     methodKind: "unary";
     input: typeof DeleteSavedRequestRequestSchema;
     output: typeof DeleteSavedRequestResponseSchema;
+  },
+  /**
+   * Gives the request an unguessable share token (the same one while it stays shared). Owner only.
+   *
+   * @generated from rpc tms.v1.ConsoleService.ShareSavedRequest
+   */
+  shareSavedRequest: {
+    methodKind: "unary";
+    input: typeof ShareSavedRequestRequestSchema;
+    output: typeof ShareSavedRequestResponseSchema;
+  },
+  /**
+   * Withdraws the share token: the old link answers not found from then on. Owner only.
+   *
+   * @generated from rpc tms.v1.ConsoleService.UnshareSavedRequest
+   */
+  unshareSavedRequest: {
+    methodKind: "unary";
+    input: typeof UnshareSavedRequestRequestSchema;
+    output: typeof UnshareSavedRequestResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tms_v1_console_service, 0);
