@@ -6,6 +6,8 @@ import type { Config } from './config.ts';
 import type { Logger } from './observability/logger.ts';
 import { LevelTimelineStore } from './store/level-store.ts';
 import { AccessControl } from './accounts/access.ts';
+import { LevelSavedRequestStore } from './saved-requests/level-saved-request-store.ts';
+import { SavedRequests } from './saved-requests/saved-requests.ts';
 import { assertCovered } from './accounts/authorization.ts';
 import { RateLimiter } from './accounts/rate-limit.ts';
 import { AnalysisPool } from './analysis/pool.ts';
@@ -57,7 +59,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   const bootstrap = await access.ensureAdmin(config.adminKey ? { adminKey: config.adminKey } : {});
   const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});
   const metrics = new Metrics(pool);
-  const operations = createOperations({ store, pool, access, config });
+  const savedRequests = new SavedRequests(await LevelSavedRequestStore.open(db));
+  const operations = createOperations({ store, pool, access, savedRequests, config });
   // A new RPC without a row in the authorization table must fail at start, not serve unguarded.
   assertCovered(rpcMethods.keys());
   const gate = createGate(access, new RateLimiter({ ratePerSecond: config.rateLimit }));

@@ -48,6 +48,8 @@ export const RPC_SCOPES: ReadonlyMap<string, Requirement> = new Map<string, Requ
   ['tms.v1.ConsoleService.ListSavedRequests', 'read'],
   ['tms.v1.ConsoleService.GetSavedRequest', 'read'],
   ['tms.v1.ConsoleService.DeleteSavedRequest', 'read'],
+  ['tms.v1.ConsoleService.ShareSavedRequest', 'read'],
+  ['tms.v1.ConsoleService.UnshareSavedRequest', 'read'],
 
   // Infrastructure that load balancers and tools (grpcurl, grpcui) call without credentials.
   ['grpc.health.v1.Health.Check', 'public'],

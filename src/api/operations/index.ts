@@ -6,6 +6,7 @@ import { paradoxOperations } from './paradoxes.ts';
 import { anchorOperations } from './anchors.ts';
 import { tutorialOperations } from './tutorial.ts';
 import { accountOperations } from './accounts.ts';
+import { consoleOperations } from './console.ts';
 
 /** Every RPC the service implements, by fully qualified name. The faces serve exactly this table. */
 export function createOperations(deps: OperationDeps): OperationTable {
@@ -16,6 +17,7 @@ export function createOperations(deps: OperationDeps): OperationTable {
     ...anchorOperations(deps),
     ...tutorialOperations(deps),
     ...accountOperations(deps),
+    ...consoleOperations(deps),
   };
   return new Map(Object.entries(table));
 }

@@ -107,5 +107,6 @@ function requestBody(route: RestRoute, input: JsonSchema, pathNames: string[], e
 
 /** `TimelineService_ListTimelines`; the /v1 copies of the timeline collection routes end in `_v1`. */
 function operationId(route: RestRoute): string {
+  if (route.operationId) return route.operationId;
   return route.rpc.split('.').slice(-2).join('_') + (route.path.startsWith('/v1/timeline') ? '_v1' : '');
 }

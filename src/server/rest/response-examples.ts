@@ -102,6 +102,19 @@ const adminKey = {
 
 const ciKey = { key_id: 'key_f0b90e18ac87ccce', name: 'ci', scopes: ['read'], created_at: '2025-01-01T09:21:00.000Z', expires_at: '', account: 'admin' };
 
+const savedParis = {
+  id: 'req_0m5zq3k0a9f3c1d2e4b',
+  name: 'Paris in the 1790s',
+  method: 'GET',
+  path: '/v1/search-events?location=Paris&time_range=1789-01-01T00:00:00Z/1799-12-31T23:59:59Z',
+  headers: { accept: 'application/json' },
+  body: '',
+  created_at: '2025-01-01T09:30:00.000Z',
+  owner: 'admin',
+  share_token: '',
+};
+const sharedParis = { ...savedParis, share_token: 'shr_v2yB1bq0Ykx8kU6cQ3pT1s0oQm4J9rXw2Zc7dLh5eFs' };
+
 export const responseExamples: Readonly<Record<string, object>> = {
   'tms.v1.EventService.SearchEvents': { events: [bastille], next_page_token: '' },
   'tms.v1.EventService.ManipulateEvent': manipulated(
@@ -212,4 +225,10 @@ export const responseExamples: Readonly<Record<string, object>> = {
   'tms.v1.AccountService.CreateKey': { ...ciKey, key: 'tms_key_f0b90e18ac87ccce_4_FMNQXNdZvKt87koImhLDaKlEg_1bG00TfI55yYbuA' },
   'tms.v1.AccountService.ListKeys': { keys: [adminKey, { ...ciKey, last_used_at: '' }], next_page_token: '' },
   'tms.v1.AccountService.RevokeKey': { status: 'Key revoked', key_id: ciKey.key_id },
+  'tms.v1.ConsoleService.SaveRequest': { saved_request: savedParis },
+  'tms.v1.ConsoleService.ListSavedRequests': { saved_requests: [savedParis], next_page_token: '' },
+  'tms.v1.ConsoleService.GetSavedRequest': { saved_request: sharedParis },
+  'tms.v1.ConsoleService.ShareSavedRequest': { saved_request: sharedParis },
+  'tms.v1.ConsoleService.UnshareSavedRequest': { saved_request: savedParis },
+  'tms.v1.ConsoleService.DeleteSavedRequest': { status: 'Saved request deleted', id: savedParis.id },
 };

@@ -11,6 +11,8 @@ export interface RestRoute {
   /** Fully qualified RPC name, e.g. `tms.v1.EventService.SearchEvents`. */
   rpc: string;
   summary: string;
+  /** OpenAPI operationId, where the RPC's own name would be taken twice. */
+  operationId?: string;
   /**
    * A request that works against a fresh start (README, OpenAPI, console): every field, path parameters
    * included. `<prefix>REPLACE_WITH_<field>` stands for the `<field>` an earlier example's response returned.
@@ -55,6 +57,66 @@ const timelineRoutes = (prefix: string): RestRoute[] => [
     rpc: 'tms.v1.TimelineService.DeleteTimeline',
     summary: 'Delete a timeline that nothing branches from.',
     example: { timeline_id: 'tl_REPLACE_WITH_timeline_id' },
+  },
+];
+
+/** Saved console requests, in the order of a story: save, list, get, share, open shared, unshare, delete. */
+const consoleRoutes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/console/requests',
+    rpc: 'tms.v1.ConsoleService.SaveRequest',
+    summary: 'Save a request to your account (credential headers are dropped).',
+    example: {
+      name: 'Paris in the 1790s',
+      method: 'GET',
+      path: '/v1/search-events?location=Paris&time_range=1789-01-01T00:00:00Z/1799-12-31T23:59:59Z',
+      headers: { accept: 'application/json' },
+      body: '',
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/console/requests',
+    rpc: 'tms.v1.ConsoleService.ListSavedRequests',
+    summary: 'Your saved requests, newest first.',
+    example: { page_size: 10 },
+  },
+  {
+    method: 'GET',
+    path: '/v1/console/requests/{id}',
+    rpc: 'tms.v1.ConsoleService.GetSavedRequest',
+    summary: 'One of your saved requests.',
+    example: { id: 'req_REPLACE_WITH_id' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/console/requests/{id}/share',
+    rpc: 'tms.v1.ConsoleService.ShareSavedRequest',
+    summary: 'Share a saved request: any logged-in user with its share token can open it.',
+    example: { id: 'req_REPLACE_WITH_id' },
+  },
+  {
+    method: 'GET',
+    path: '/v1/console/shared/{share_token}',
+    rpc: 'tms.v1.ConsoleService.GetSavedRequest',
+    operationId: 'ConsoleService_GetSharedRequest',
+    summary: 'Open a request shared with you, by its share token.',
+    example: { share_token: 'shr_REPLACE_WITH_share_token' },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/console/requests/{id}/share',
+    rpc: 'tms.v1.ConsoleService.UnshareSavedRequest',
+    summary: 'Stop sharing a saved request: its share token stops working at once.',
+    example: { id: 'req_REPLACE_WITH_id' },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/console/requests/{id}',
+    rpc: 'tms.v1.ConsoleService.DeleteSavedRequest',
+    summary: 'Delete one of your saved requests.',
+    example: { id: 'req_REPLACE_WITH_id' },
   },
 ];
 
@@ -206,6 +268,7 @@ export const restRoutes: RestRoute[] = [
     summary: 'Revoke an API key at once.',
     example: { key_id: 'key_REPLACE_WITH_key_id' },
   },
+  ...consoleRoutes,
   ...timelineRoutes(''),
   ...timelineRoutes('/v1'),
 ];

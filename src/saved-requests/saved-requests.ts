@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { ApiError, invalidArgument, notFound } from '../domain/errors.ts';
+import type { NewSavedRequest, SavedRequestRecord } from './records.ts';
+import type { SavedRequestStore } from './saved-request-store.ts';
+
+export const SAVED_REQUEST_LIMITS = {
+  perAccount: 200,
+  nameChars: 200,
+  pathChars: 2000,
+  headers: 50,
+  headerNameChars: 100,
+  headerValueChars: 4096,
+  bodyBytes: 64 * 1024,
+} as const;
+
+/** What a browser can send (fetch forbids CONNECT, TRACE and TRACK). */
+export const SAVABLE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** Never stored: a saved or shared request must not carry anyone's credential. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const ID = /^req_[0-9a-z]{1,40}$/;
+
+export interface SavedPage {
+  records: SavedRequestRecord[];
+  nextPageToken: string;
+}
+
+/**
+ * The rules for saved console requests: they belong to the account that saved them, and to nobody else
+ * (any other caller, admins included, gets not_found, as for an id that does not exist); a share token
+ * lets any logged-in caller read one while it is shared.
+ */
+export class SavedRequests {
+  /** Saves of one owner run one at a time, so that the count limit holds under concurrency. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private lastIdMs = 0;
+
+  constructor(
+    private readonly store: SavedRequestStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  save(owner: string, input: NewSavedRequest): Promise<SavedRequestRecord> {
+    const request = checkNewRequest(input);
+    return this.serially(owner, async () => {
+      if ((await this.store.count(owner)) >= SAVED_REQUEST_LIMITS.perAccount) {
+        throw new ApiError('resource_exhausted', `an account keeps at most ${SAVED_REQUEST_LIMITS.perAccount} saved requests; delete some first`);
+      }
+      const record: SavedRequestRecord = { ...request, id: this.newId(), created_at: new Date(this.now()).toISOString(), owner, share_token: '' };
+      await this.store.put(record);
+      return record;
+    });
+  }
+
+  /** Newest first. The page token is opaque to clients: the last id of the page, base64url. */
+  async list(owner: string, pageSize: number, pageToken: string | undefined): Promise<SavedPage> {
+    let after: string | undefined;
+    if (pageToken) {
+      after = Buffer.from(pageToken, 'base64url').toString('utf8');
+      if (!ID.test(after)) throw invalidArgument('page_token', 'not a token from a previous page of this list');
+    }
+    const records = await this.store.list(owner, { after, limit: pageSize + 1 });
+    const page = records.slice(0, pageSize);
+    return { records: page, nextPageToken: records.length > pageSize ? Buffer.from(page.at(-1)!.id).toString('base64url') : '' };
+  }
+
+  async get(owner: string, id: string): Promise<SavedRequestRecord> {
+    const record = ID.test(id) ? await this.store.get(owner, id) : undefined;
+    if (!record) throw notFound('saved request', id);
+    return record;
+  }
+
+  async getShared(token: string): Promise<SavedRequestRecord> {
+    const record = await this.store.findByShareToken(token);
+    if (!record) throw new ApiError('not_found', 'no request is shared with this token (it may have been unshared or deleted)');
+    return record;
+  }
+
+  share(owner: string, id: string): Promise<SavedRequestRecord> {
+    return this.serially(owner, async () => {
+      const record = await this.get(owner, id);
+      if (record.share_token) return record;
+      const shared = { ...record, share_token: `shr_${randomBytes(32).toString('base64url')}` };
+      await this.store.put(shared);
+      return shared;
+    });
+  }
+
+  unshare(owner: string, id: string): Promise<SavedRequestRecord> {
+    return this.serially(owner, async () => {
+      const record = await this.get(owner, id);
+      if (!record.share_token) return record;
+      const unshared = { ...record, share_token: '' };
+      await this.store.put(unshared, record.share_token);
+      return unshared;
+    });
+  }
+
+  delete(owner: string, id: string): Promise<SavedRequestRecord> {
+    return this.serially(owner, async () => {
+      const record = await this.get(owner, id);
+      await this.store.delete(record);
+      return record;
+    });
+  }
+
+  private serially<T>(owner: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(owner) ?? Promise.resolve();
+    const result = previous.then(work, work);
+    const settled = result.catch(() => undefined);
+    this.queues.set(owner, settled);
+    void settled.then(() => {
+      if (this.queues.get(owner) === settled) this.queues.delete(owner);
+    });
+    return result;
+  }
+
+  /** Time-ordered (base36 milliseconds, strictly increasing here) with a random tail. */
+  private newId(): string {
+    this.lastIdMs = Math.max(this.now(), this.lastIdMs + 1);
+    return `req_${this.lastIdMs.toString(36).padStart(9, '0')}${randomBytes(5).toString('hex')}`;
+  }
+}
+
+/** The request as it will be stored: checked field by field, credential headers removed. */
+function checkNewRequest(input: NewSavedRequest): NewSavedRequest {
+  const name = input.name.trim();
+  if (name === '') throw invalidArgument('name', 'is required');
+  if ([...name].length > SAVED_REQUEST_LIMITS.nameChars) throw invalidArgument('name', `must be at most ${SAVED_REQUEST_LIMITS.nameChars} characters`);
+  const method = input.method.trim().toUpperCase();
+  if (method === '') throw invalidArgument('method', 'is required');
+  if (!(SAVABLE_METHODS as readonly string[]).includes(method)) throw invalidArgument('method', `must be one of ${SAVABLE_METHODS.join(', ')}`);
+  const path = input.path.trim();
+  if (path === '') throw invalidArgument('path', 'is required');
+  if (!path.startsWith('/') || path.startsWith('//')) throw invalidArgument('path', 'must be a path on this service, starting with "/" (no scheme or host)');
+  if (path.length > SAVED_REQUEST_LIMITS.pathChars) throw invalidArgument('path', `must be at most ${SAVED_REQUEST_LIMITS.pathChars} characters`);
+  const entries = Object.entries(input.headers);
+  if (entries.length > SAVED_REQUEST_LIMITS.headers) throw invalidArgument('headers', `at most ${SAVED_REQUEST_LIMITS.headers} headers`);
+  const headers: Record<string, string> = {};
+  for (const [rawName, value] of entries) {
+    const headerName = rawName.trim().toLowerCase();
+    if (!HEADER_NAME.test(headerName) || headerName.length > SAVED_REQUEST_LIMITS.headerNameChars) {
+      throw invalidArgument(`headers.${rawName}`, `not a valid header name (letters, digits and !#$%&'*+.^_\`|~-, at most ${SAVED_REQUEST_LIMITS.headerNameChars})`);
+    }
+    if (value.length > SAVED_REQUEST_LIMITS.headerValueChars) throw invalidArgument(`headers.${rawName}`, `must be at most ${SAVED_REQUEST_LIMITS.headerValueChars} characters`);
+    if (!CREDENTIAL_HEADERS.has(headerName)) headers[headerName] = value;
+  }
+  if (Buffer.byteLength(input.body) > SAVED_REQUEST_LIMITS.bodyBytes) {
+    throw invalidArgument('body', `must be at most ${SAVED_REQUEST_LIMITS.bodyBytes} bytes (${SAVED_REQUEST_LIMITS.bodyBytes / 1024} KiB)`);
+  }
+  return { name, method, path, headers, body: input.body };
+}
