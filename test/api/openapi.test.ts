@@ -24,7 +24,7 @@ spec.after(async (ctx) => {
 // ------------------------------------------------------------------ a small JSON Schema validator
 
 /** Every keyword the validator understands; a schema using any other fails the test instead of passing unchecked. */
-const KEYWORDS = new Set(['$ref', 'anyOf', 'type', 'enum', 'properties', 'required', 'additionalProperties', 'items', 'maxItems',
+const KEYWORDS = new Set(['$ref', 'anyOf', 'type', 'enum', 'properties', 'required', 'additionalProperties', 'propertyNames', 'items', 'maxItems',
   'minLength', 'maxLength', 'minimum', 'maximum', 'default', 'description', 'examples', 'contentEncoding']);
 
 function typeOf(value: unknown): string {
@@ -59,6 +59,7 @@ function problems(doc: Json, schema: Json, value: unknown, at = '$', closed = fa
     const object = value as Record<string, unknown>;
     for (const name of schema.required ?? []) if (!(name in object)) out.push(`${at}.${name}: required`);
     for (const [name, inner] of Object.entries(object)) {
+      if (schema.propertyNames) out.push(...problems(doc, schema.propertyNames, name, `${at}.${name} (name)`, closed));
       const property = schema.properties?.[name];
       if (property) out.push(...problems(doc, property, inner, `${at}.${name}`, closed));
       else if (typeof schema.additionalProperties === 'object') out.push(...problems(doc, schema.additionalProperties, inner, `${at}.${name}`, closed));
@@ -211,6 +212,16 @@ function substitute(value: unknown, seen: Map<string, string>): unknown {
   );
 }
 
+/** Ids at any depth of an answer (`saved_request.id`), and the session token for logout; never a page token. */
+function harvestIds(answer: unknown, seen: Map<string, string>): void {
+  if (answer === null || typeof answer !== 'object') return;
+  for (const [field, value] of Object.entries(answer)) {
+    const isId = field === 'id' || field === 'token' || field === 'share_token' || field.endsWith('_id');
+    if (typeof value === 'string' && value !== '' && value !== 'primary' && isId) seen.set(field, value);
+    else if (!Array.isArray(value)) harvestIds(value, seen);
+  }
+}
+
 /** The request a client builds from the document alone: path and query from parameter examples, body from the body example. */
 function requestFromDocument(doc: Json, route: RestRoute, seen: Map<string, string>): { path: string; query: URLSearchParams; body: unknown } {
   const op = operationOf(doc, route);
@@ -252,9 +263,7 @@ spec('every request example, sent to the live server as its route\'s request, is
       }
       const schema = jsonContent(doc, operationOf(doc, route).responses['200']).schema;
       for (const problem of problems(doc, schema, res.json, '$', true)) wrong.push(`${where}: response ${problem}`);
-      for (const [field, value] of Object.entries(res.json)) {
-        if (typeof value === 'string' && (field.endsWith('_id') || field === 'token') && value !== 'primary') seen.set(field, value);
-      }
+      harvestIds(res.json, seen);
     }
     if (answers.length === 2 && stable(answers[0]) !== stable(answers[1])) {
       wrong.push(`${route.method} ${path}: the query-string and JSON-body forms answered differently: ${JSON.stringify(answers)}`);

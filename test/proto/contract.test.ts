@@ -86,6 +86,8 @@ const contract: Record<string, Record<string, Rpc>> = {
     ListSavedRequests: { request: page, response: ['saved_requests', 'next_page_token'] },
     GetSavedRequest: { request: ['id', 'share_token'], response: ['saved_request'] },
     DeleteSavedRequest: { request: ['id'], response: ['status', 'id'] },
+    ShareSavedRequest: { request: ['id'], response: ['saved_request'] },
+    UnshareSavedRequest: { request: ['id'], response: ['saved_request'] },
   },
 };
 

@@ -1,0 +1,129 @@
+// Requests saved from the console live on the server, per account: they survive a reload, show on another
+// browser, can be shared by a link that only logged-in users can open, unshared and deleted; others can
+// never see or touch them; names render as text, never as markup.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { BrowserContext, Page } from 'playwright-core';
+import { call } from '../support/server.ts';
+import { chooseOperation, createAccount, logIn, loginDialog, openConsole, sendAndWait, startConsoleFixture, stopConsoleFixture, type ConsoleFixture, loginButton } from './support.ts';
+
+const MARKUP_NAME = '<img src=x onerror="window.__pwned=1"><b>Paris</b> in the 1790s';
+const BOB = { username: 'bob', password: 'bob has a long password' };
+
+type Ctx = ConsoleFixture & { alice: BrowserContext; alicePage: Page; bob: BrowserContext; shareLink: string; savedId: string };
+const saved = suite<Ctx>('console: save, reload, share, unshare, delete across two accounts');
+saved.before(async (ctx) => {
+  Object.assign(ctx, await startConsoleFixture());
+  await createAccount(ctx.server, BOB.username, BOB.password);
+  ctx.alice = await ctx.browser.newContext();
+  ctx.bob = await ctx.browser.newContext();
+});
+saved.after((ctx) => stopConsoleFixture(ctx));
+
+const savedList = (page: Page) => page.getByRole('list', { name: 'Saved', exact: true });
+const token = (page: Page) => page.evaluate(() => (JSON.parse(sessionStorage.getItem('tms.console.credential') ?? '{}') as { token: string }).token);
+
+saved('"Save" asks for a name; the Saved list shows it as text (markup stays text) after a reload and on another browser', async (ctx) => {
+  const { page } = await openConsole(ctx.alice, ctx.server.url);
+  ctx.alicePage = page;
+  await loginButton(page).click();
+  await logIn(page, 'admin', ctx.adminPassword);
+  await loginDialog(page).waitFor({ state: 'hidden' });
+  await chooseOperation(page, 'GET /v1/search-events');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Save request' });
+  await dialog.getByLabel('Name').fill(MARKUP_NAME);
+  await dialog.getByRole('button', { name: 'Save request' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+
+  await page.reload();
+  await page.getByRole('tab', { name: /^Saved/ }).click();
+  const item = savedList(page).getByRole('button', { name: /Paris/ }).first();
+  await item.waitFor();
+  assert.match(await item.innerText(), /<img src=x onerror="window.__pwned=1"><b>Paris<\/b> in the 1790s/);
+  assert.is(await savedList(page).locator('img, b').count(), 0, 'no element was made from the name');
+  assert.is(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+
+  const other = await ctx.browser.newContext();
+  const { page: elsewhere } = await openConsole(other, ctx.server.url);
+  await loginButton(elsewhere).click();
+  await logIn(elsewhere, 'admin', ctx.adminPassword);
+  await loginDialog(elsewhere).waitFor({ state: 'hidden' });
+  await elsewhere.getByRole('tab', { name: /^Saved/ }).click();
+  await savedList(elsewhere).getByRole('button', { name: /Paris/ }).first().waitFor();
+  await other.close();
+
+  const listed = await call(ctx.server, 'GET', '/v1/console/requests', { key: await token(page) });
+  assert.is(listed.status, 200, listed.text);
+  const [stored] = listed.json.saved_requests;
+  ctx.savedId = stored.id;
+  assert.is(stored.name, MARKUP_NAME);
+  assert.is(stored.method, 'GET');
+  assert.is(stored.path, '/v1/search-events');
+  assert.not.ok(Object.keys(stored.headers).some((h: string) => /authorization|cookie/i.test(h)), 'no credential was stored');
+  assert.not.ok(JSON.stringify(stored).includes(await token(page)));
+});
+
+saved('"Share" shows a share link (a fragment); another account must log in to open it, then it is pre-filled, runs, and can be saved as a copy', async (ctx) => {
+  const page = ctx.alicePage;
+  await savedList(page).getByRole('button', { name: /Paris/ }).first().click();
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
+  const link = page.getByRole('textbox', { name: 'Share link' });
+  await link.waitFor();
+  ctx.shareLink = await link.inputValue();
+  assert.match(ctx.shareLink, new RegExp(`^${ctx.server.url.replace(/[.]/g, '\\.')}/console#share=shr_[\\w-]{20,}$`));
+
+  const requests: string[] = [];
+  const bobPage = await ctx.bob.newPage();
+  bobPage.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  await bobPage.goto(ctx.shareLink);
+  const dialog = loginDialog(bobPage);
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), /shared with you/);
+  assert.not.ok(requests.some((p) => p.startsWith('/v1/console/')), 'nothing of the shared request is fetched before login');
+  assert.not.ok(bobPage.url().includes('share='), 'the token leaves the address bar');
+  await logIn(bobPage, BOB.username, BOB.password);
+  await bobPage.getByText(/Shared with you by admin/).waitFor();
+  assert.is(await bobPage.getByRole('textbox', { name: 'Path' }).inputValue(), '/v1/search-events');
+  assert.match(await bobPage.getByRole('textbox', { name: 'Body' }).innerText(), /Paris, France/);
+  assert.is(await sendAndWait(bobPage), '200 OK');
+
+  await bobPage.getByRole('button', { name: 'Save a copy' }).click();
+  const save = bobPage.getByRole('dialog', { name: 'Save request' });
+  assert.is(await save.getByLabel('Name').inputValue(), MARKUP_NAME);
+  await save.getByLabel('Name').fill("Bob's copy");
+  await save.getByRole('button', { name: 'Save request' }).click();
+  await bobPage.getByRole('tab', { name: /^Saved/ }).click();
+  await savedList(bobPage).getByRole('button', { name: "GET Bob's copy" }).waitFor();
+  assert.is(await savedList(bobPage).getByRole('button', { name: /Paris/ }).count(), 0, "bob's list holds only his own");
+
+  const bobToken = await token(bobPage);
+  for (const [method, path] of [['GET', `/v1/console/requests/${ctx.savedId}`], ['DELETE', `/v1/console/requests/${ctx.savedId}`], ['DELETE', `/v1/console/requests/${ctx.savedId}/share`]] as const) {
+    const refused = await call(ctx.server, method, path, { key: bobToken });
+    assert.is(refused.status, 404, `${method} ${path} by another account`);
+    assert.is(refused.json.code, 'not_found');
+  }
+});
+
+saved('"Unshare": the old link no longer opens it; "Delete" removes it for good', async (ctx) => {
+  const page = ctx.alicePage;
+  await page.getByRole('button', { name: 'Unshare' }).click();
+  await page.getByRole('textbox', { name: 'Share link' }).waitFor({ state: 'detached' });
+
+  const bobPage = await ctx.bob.newPage();
+  await bobPage.goto(ctx.shareLink);
+  // A new tab holds no login (the credential is per tab).
+  await logIn(bobPage, BOB.username, BOB.password);
+  await bobPage.getByText(/This share link no longer works/).waitFor();
+
+  await page.getByRole('tab', { name: /^Saved/ }).click();
+  await savedList(page).getByRole('button', { name: /^Delete / }).first().click();
+  await page.getByText(/^Deleted /).waitFor();
+  await page.reload();
+  await page.getByRole('tab', { name: /^Saved/ }).click();
+  await savedList(page).getByText(/Nothing saved yet/).waitFor();
+  const gone = await call(ctx.server, 'GET', `/v1/console/requests/${ctx.savedId}`, { key: await token(page) });
+  assert.is(gone.status, 404);
+});
+
+saved.run();
