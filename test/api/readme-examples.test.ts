@@ -34,7 +34,7 @@ function fillPlaceholders(command: string, seen: Map<string, string>): string {
 function remember(value: unknown, seen: Map<string, string>): void {
   if (value === null || typeof value !== 'object') return;
   for (const [key, inner] of Object.entries(value)) {
-    if (typeof inner === 'string' && /_id$/.test(key) && inner !== 'primary') seen.set(key, inner);
+    if (typeof inner === 'string' && inner !== '' && /_id$|^id$|^share_token$/.test(key) && inner !== 'primary') seen.set(key, inner);
     remember(inner, seen);
   }
 }
