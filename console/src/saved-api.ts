@@ -1,19 +1,10 @@
 import type { Draft } from './draft.ts';
+import type { SavedRequestRecord } from '../../src/saved-requests/records.ts';
 import { authorizationHeader, isCredentialHeader } from './credentials.ts';
 import { decodeDetails, type ErrorInfo } from './send.ts';
 
 /** A request saved on the server (`/v1/console/requests`), as ConsoleService returns it. */
-export interface SavedRequest {
-  id: string;
-  name: string;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-  created_at: string;
-  owner: string;
-  share_token: string;
-}
+export type SavedRequest = SavedRequestRecord;
 
 export class ApiFailure extends Error {
   constructor(readonly status: number, readonly info: ErrorInfo) {

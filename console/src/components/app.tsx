@@ -224,14 +224,15 @@ export function App() {
     });
   };
 
-  const share = async (request: SavedRequest) => {
+  /** Shares or unshares a saved request and shows the outcome. */
+  const setSharing = async (request: SavedRequest, sharing: boolean) => {
     try {
-      const updated = await shareSaved(request.id);
+      const updated = await (sharing ? shareSaved : unshareSaved)(request.id);
       setCurrent(updated);
       setSaved((list) => list.map((s) => (s.id === updated.id ? updated : s)));
-      setNotice('Share link ready: anyone you give it to must log in to open it.');
+      setNotice(sharing ? 'Share link ready: anyone you give it to must log in to open it.' : 'Unshared: the old link no longer opens it.');
     } catch (error) {
-      setNotice(`Could not share: ${error instanceof ApiFailure ? error.info.message : String(error)}`);
+      setNotice(`Could not ${sharing ? 'share' : 'unshare'}: ${error instanceof ApiFailure ? error.info.message : String(error)}`);
     }
   };
 
@@ -244,7 +245,7 @@ export function App() {
       setNameDialog({ open: false, error: '', thenShare: false });
       setNotice(`Saved “${savedRequest.name}”.`);
       await loadSaved();
-      if (thenShare) await share(savedRequest);
+      if (thenShare) await setSharing(savedRequest, true);
     } catch (error) {
       setNameDialog((state) => ({ ...state, error: error instanceof ApiFailure ? error.info.message : String(error) }));
     }
@@ -252,21 +253,9 @@ export function App() {
 
   const onShare = () =>
     withLogin('Log in to share a request.', () => {
-      if (current && sameDraft(draftOf(current), draft)) void share(current);
+      if (current && sameDraft(draftOf(current), draft)) void setSharing(current, true);
       else setNameDialog({ open: true, error: '', thenShare: true });
     });
-
-  const onUnshare = async () => {
-    if (!current) return;
-    try {
-      const updated = await unshareSaved(current.id);
-      setCurrent(updated);
-      setSaved((list) => list.map((s) => (s.id === updated.id ? updated : s)));
-      setNotice('Unshared: the old link no longer opens it.');
-    } catch (error) {
-      setNotice(`Could not unshare: ${error instanceof ApiFailure ? error.info.message : String(error)}`);
-    }
-  };
 
   const onDelete = async (request: SavedRequest) => {
     try {
@@ -351,7 +340,7 @@ export function App() {
                 Share link
                 <input readOnly value={shareLink} onFocus={(e) => e.currentTarget.select()} />
               </label>
-              <button type="button" onClick={() => void onUnshare()}>Unshare</button>
+              <button type="button" onClick={() => current && void setSharing(current, false)}>Unshare</button>
             </>
           )}
         </div>

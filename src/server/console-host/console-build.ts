@@ -7,9 +7,17 @@ import { fileURLToPath } from 'node:url';
 export const CONSOLE_ROOT = fileURLToPath(new URL('../../../console/', import.meta.url));
 const DIST = join(CONSOLE_ROOT, 'dist');
 const ENTRY = join(CONSOLE_ROOT, 'src', 'main.tsx');
-/** Everything a build reads: the console, the generated descriptors it bundles, and the locked packages. */
-const INPUTS = [join(CONSOLE_ROOT, 'src'), join(CONSOLE_ROOT, 'index.html'), fileURLToPath(new URL('../../gen/tms/', import.meta.url)),
-  fileURLToPath(new URL('../../../package-lock.json', import.meta.url))];
+/**
+ * Everything a build reads: the console, the server modules it bundles (the service list and the generated
+ * descriptors), and the locked packages. A new import from `src/` into the console belongs here too.
+ */
+const INPUTS = [
+  join(CONSOLE_ROOT, 'src'),
+  join(CONSOLE_ROOT, 'index.html'),
+  fileURLToPath(new URL('../../gen/tms/', import.meta.url)),
+  fileURLToPath(new URL('../connect/services.ts', import.meta.url)),
+  fileURLToPath(new URL('../../../package-lock.json', import.meta.url)),
+];
 
 /** What a build wrote: file names relative to its folder, and which of them the page loads first. */
 export interface ConsoleManifest {
