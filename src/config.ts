@@ -60,5 +60,11 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: N
     const key = String(issue.path[0]) as keyof Config;
     throw new Error(`configuration ${key} (${configEnv[key]}): ${issue.message}`);
   }
-  return parsed.data;
+  const config = parsed.data;
+  if (config.defaultPageSize > config.maxPageSize) {
+    throw new Error(
+      `configuration defaultPageSize (${configEnv.defaultPageSize}): ${config.defaultPageSize} is above maxPageSize (${configEnv.maxPageSize}) ${config.maxPageSize}; lower it or raise the maximum`,
+    );
+  }
+  return config;
 }

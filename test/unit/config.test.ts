@@ -29,6 +29,11 @@ test('a bad value names the setting and its variable', () => {
   assert.throws(() => loadConfig({}, { TMS_PORT: 'eighty' }), /configuration port \(TMS_PORT\)/);
   assert.throws(() => loadConfig({}, { TMS_PORT: '70000' }), /TMS_PORT/);
   assert.throws(() => loadConfig({}, { TMS_SEED_CATALOGUE: 'maybe' }), /configuration seedCatalogue \(TMS_SEED_CATALOGUE\): must be true or false/);
+  assert.throws(
+    () => loadConfig({}, { TMS_MAX_PAGE_SIZE: '20' }),
+    /configuration defaultPageSize \(TMS_DEFAULT_PAGE_SIZE\): 50 is above maxPageSize \(TMS_MAX_PAGE_SIZE\) 20/,
+  );
+  assert.is(loadConfig({}, { TMS_MAX_PAGE_SIZE: '20', TMS_DEFAULT_PAGE_SIZE: '20' }).defaultPageSize, 20);
   assert.throws(() => loadConfig({}, { TMS_ADMIN_KEY: 'short' }), /at least 16 characters/);
   assert.throws(() => loadConfig({}, { TMS_LOG_LEVEL: 'loud' }), /TMS_LOG_LEVEL/);
 });

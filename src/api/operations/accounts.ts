@@ -4,6 +4,7 @@ import type { KeyView } from '../../accounts/records.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, pageSizeField, pageTokenField } from '../fields.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { pageOf, pageSizeOf } from '../paging.ts';
 
 // Field rules (lengths, scope names, expiry) live in src/accounts/validation.ts; these schemas check shapes.
 const loginInput = z.strictObject({ username: z.string(), password: z.string() });
@@ -56,10 +57,13 @@ export function accountOperations(deps: OperationDeps) {
         account: { username: account.username, scopes: account.scopes, created_at: account.created_at },
       };
     }),
-    'tms.v1.AccountService.ListAccounts': defineOperation(listInput, async (ctx) => ({
-      accounts: access.listAccounts(ctx.principal).map((a) => ({ username: a.username, scopes: a.scopes, created_at: a.created_at })),
-      next_page_token: '',
-    })),
+    'tms.v1.AccountService.ListAccounts': defineOperation(listInput, async (ctx, input) => {
+      const page = pageOf(access.listAccounts(ctx.principal), (a) => a.username, pageSizeOf(input.page_size, deps.config), input.page_token);
+      return {
+        accounts: page.items.map((a) => ({ username: a.username, scopes: a.scopes, created_at: a.created_at })),
+        next_page_token: page.nextPageToken,
+      };
+    }),
     'tms.v1.AccountService.DeleteAccount': defineOperation(deleteAccountInput, async (ctx, input) => {
       await access.deleteAccount(ctx.principal, input.username);
       return { status: 'Account deleted', username: input.username };
@@ -70,10 +74,11 @@ export function accountOperations(deps: OperationDeps) {
       const { key_id, name, scopes, created_at, expires_at, account } = keyJson(key);
       return { key_id, key: key.key, name, scopes, created_at, expires_at, account };
     }),
-    'tms.v1.AccountService.ListKeys': defineOperation(listKeysInput, async (ctx, input) => ({
-      keys: access.listKeys(ctx.principal, { account: input.account }).map(keyJson),
-      next_page_token: '',
-    })),
+    'tms.v1.AccountService.ListKeys': defineOperation(listKeysInput, async (ctx, input) => {
+      const keys = access.listKeys(ctx.principal, { account: input.account });
+      const page = pageOf(keys, (k) => k.key_id, pageSizeOf(input.page_size, deps.config), input.page_token);
+      return { keys: page.items.map(keyJson), next_page_token: page.nextPageToken };
+    }),
     'tms.v1.AccountService.RevokeKey': defineOperation(revokeKeyInput, async (ctx, input) => {
       const key = await access.revokeKey(ctx.principal, input.key_id);
       return { status: 'Key revoked', key_id: key.key_id };

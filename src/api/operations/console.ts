@@ -4,6 +4,7 @@ import type { SavedRequestRecord } from '../../saved-requests/records.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, pageSizeField, pageTokenField } from '../fields.ts';
 import { invalidArgument } from '../../domain/errors.ts';
+import { pageSizeOf } from '../paging.ts';
 
 const saveInput = z.strictObject({
   name: z.string(),
@@ -39,9 +40,7 @@ export function consoleOperations({ savedRequests, config }: OperationDeps) {
       saved_request: savedJson(await savedRequests.save(ctx.principal.account, input)),
     })),
     'tms.v1.ConsoleService.ListSavedRequests': defineOperation(listInput, async (ctx, input) => {
-      const pageSize = input.page_size ?? config.defaultPageSize;
-      if (pageSize > config.maxPageSize) throw invalidArgument('page_size', `must be at most ${config.maxPageSize}`);
-      const page = await savedRequests.list(ctx.principal.account, pageSize, input.page_token);
+      const page = await savedRequests.list(ctx.principal.account, pageSizeOf(input.page_size, config), input.page_token);
       return { saved_requests: page.records.map(savedJson), next_page_token: page.nextPageToken };
     }),
     'tms.v1.ConsoleService.GetSavedRequest': defineOperation(getInput, async (ctx, input) => {

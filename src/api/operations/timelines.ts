@@ -6,7 +6,8 @@ import { blankAsMissing, idField, pageSizeField, pageTokenField, textField } fro
 import { PRIMARY, requireTimeline } from '../timeline-access.ts';
 import { timelineJson } from '../event-json.ts';
 import { canSee } from '../../accounts/authorization.ts';
-import { ApiError, invalidArgument, notFound } from '../../domain/errors.ts';
+import { ApiError, notFound } from '../../domain/errors.ts';
+import { pageOf, pageSizeOf } from '../paging.ts';
 
 const baseFields = {
   base_timeline_id: blankAsMissing(idField.default(PRIMARY)),
@@ -41,23 +42,11 @@ async function create(
   };
 }
 
-/** Timelines are listed in creation order, `primary` first; the page token is the last id returned. */
+/** Timelines are listed in creation order, `primary` first. */
 async function list(deps: OperationDeps, ctx: RequestContext, input: z.output<typeof listInput>): Promise<object> {
-  const pageSize = input.page_size ?? deps.config.defaultPageSize;
-  if (pageSize > deps.config.maxPageSize) throw invalidArgument('page_size', `must be at most ${deps.config.maxPageSize}`);
   const visible = (await deps.store.listTimelines()).filter((t) => canSee(ctx.principal, t.owner));
-  let start = 0;
-  if (input.page_token) {
-    const after = Buffer.from(input.page_token, 'base64url').toString('utf8');
-    start = visible.findIndex((t) => t.timeline_id === after) + 1;
-    if (start === 0) throw invalidArgument('page_token', 'not a token from a previous page of this list');
-  }
-  const page = visible.slice(start, start + pageSize);
-  const more = start + pageSize < visible.length;
-  return {
-    timelines: page.map(timelineJson),
-    next_page_token: more ? Buffer.from(page.at(-1)!.timeline_id).toString('base64url') : '',
-  };
+  const page = pageOf(visible, (t) => t.timeline_id, pageSizeOf(input.page_size, deps.config), input.page_token);
+  return { timelines: page.items.map(timelineJson), next_page_token: page.nextPageToken };
 }
 
 export function timelineOperations(deps: OperationDeps) {
