@@ -16,11 +16,13 @@ import { Metrics } from './observability/metrics.ts';
 import { createOperations } from './api/operations/index.ts';
 import { createGate } from './server/access-gate.ts';
 import { answerUnknownRpc, createHttpHandler } from './server/http-handler.ts';
-import { createOnePortServer } from './server/one-port.ts';
+import { createOnePortServer, type RequestHandler } from './server/one-port.ts';
 import { RestRouter } from './server/rest/router.ts';
 import { restRoutes } from './server/rest/routes.ts';
 import { buildOpenApi } from './server/rest/openapi.ts';
-import { plainRoutes, type Readiness } from './server/plain/plain-routes.ts';
+import { plainRoutes } from './server/plain/plain-routes.ts';
+import { Readiness } from './server/readiness.ts';
+import { startingHandler } from './server/starting-handler.ts';
 import { registerRpcServices, requestStateKey, clientAddressKey } from './server/connect/rpc-services.ts';
 import { rpcMethods, tmsServices } from './server/connect/services.ts';
 import { HealthState, registerHealth } from './server/grpc-infra/health.ts';
@@ -44,81 +46,101 @@ export interface RunningApp {
 const VERSION = '0.1.0';
 const COMPRESS_MIN_BYTES = 32 * 1024;
 
-/** Opens the store, builds every face over one set of operations, and listens on one port. */
+/**
+ * Listens at once (answering 503 with the reason while it starts), opens the store, builds every face over
+ * one set of operations, and then serves them on that port.
+ */
 export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
-  const db = new Level<Uint8Array, Uint8Array>(config.dataDir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await db.open();
-  // primary belongs to no account: everyone may read it, only admins may change it.
-  const store = new LevelTimelineStore(db, { primaryOwner: '' });
-  await store.open();
-  if (config.seedCatalogue) {
-    const loaded = await loadCatalogueIfEmpty(store);
-    if (loaded) logger.info({ events: loaded }, 'catalogue loaded into primary');
-  }
-  const access = await AccessControl.open(db, { sessionTtlMs: config.sessionTtlMs, throttle: { lockMs: config.loginLockMs } });
-  const bootstrap = await access.ensureAdmin(config.adminKey ? { adminKey: config.adminKey } : {});
-  const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});
-  const metrics = new Metrics(pool);
-  const savedRequests = new SavedRequests(await LevelSavedRequestStore.open(db));
-  const operations = createOperations({ store, pool, access, savedRequests, config });
-  // A new RPC without a row in the authorization table must fail at start, not serve unguarded.
-  assertCovered(rpcMethods.keys());
-  const gate = createGate(access, new RateLimiter({ ratePerSecond: config.rateLimit }));
   const health = new HealthState();
-  const readiness: Readiness = { ready: false, draining: false };
-
-  const rpcHandler = connectNodeAdapter({
-    // Connect JSON uses the spec's snake_case names, exactly as REST does.
-    jsonOptions: { useProtoFieldName: true, alwaysEmitImplicit: true },
-    // The same body limit as REST (an oversized message is refused with resource_exhausted).
-    readMaxBytes: config.bodyLimitBytes,
-    // Pages of a few dozen events are cheaper to send than to gzip; big pages are still compressed.
-    compressMinBytes: COMPRESS_MIN_BYTES,
-    routes(router) {
-      registerRpcServices(router, tmsServices, { operations, gate, requestTimeoutMs: config.requestTimeoutMs });
-      registerHealth(router, health);
-      // Error detail types too, so reflection clients can decode them.
-      registerReflection(router, [...tmsServiceFiles, ...errorDetailFiles, healthFile]);
-    },
-    fallback: answerUnknownRpc,
-    contextValues: (req) =>
-      createContextValues().set(requestStateKey, requestStateOf(req)).set(clientAddressKey, clientAddress(req)),
-  });
-  const openapi = () => buildOpenApi(restRoutes, operations, VERSION);
-  // Built once per change of its sources (npm install builds it ahead); requests wait for a build in progress.
-  const consoleSite = consoleRoutes(ensureConsoleBuild().then(loadConsoleAssets), logger);
-  const handler = createHttpHandler({
-    restRouter: new RestRouter(restRoutes),
-    operations,
-    gate,
-    bodyLimitBytes: config.bodyLimitBytes,
-    requestTimeoutMs: config.requestTimeoutMs,
-    rpcHandler,
-    plainRoutes: new Map([...plainRoutes(readiness, metrics, openapi), ...consoleSite.exact]),
-    prefixRoutes: [consoleSite.prefix],
-    logger,
-    metrics,
-  });
+  const readiness = new Readiness(health, tmsServices.map((service) => service.typeName), 'opening the store');
+  let serve: RequestHandler = startingHandler(readiness);
   const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
-  const server = createOnePortServer(handler, { ...(tls && { tls }), requestTimeoutMs: config.requestTimeoutMs });
+  const server = createOnePortServer((req, res) => serve(req, res), { ...(tls && { tls }), requestTimeoutMs: config.requestTimeoutMs });
   const { port } = await server.listen(config.port, config.host);
-  readiness.ready = true;
-  health.setStatus('', 'SERVING');
-  for (const service of tmsServices) health.setStatus(service.typeName, 'SERVING');
-
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  return {
-    url: `${tls ? 'https' : 'http'}://${host}:${port}`,
-    port,
-    ...(bootstrap.created ? { bootstrap: { username: bootstrap.username, password: bootstrap.password, key: bootstrap.key } } : {}),
-    async close() {
-      readiness.draining = true;
-      health.shutdown();
-      await server.close(config.shutdownGraceMs);
-      await pool.close();
-      await access.close();
-      await store.close();
-      await db.close();
-    },
+  // What was opened, closed in reverse order once in-flight requests are done.
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    await server.close(config.shutdownGraceMs);
+    for (const close of closers.reverse()) await close();
   };
+
+  try {
+    const db = new Level<Uint8Array, Uint8Array>(config.dataDir, { keyEncoding: 'view', valueEncoding: 'view' });
+    await db.open();
+    closers.push(() => db.close());
+    // primary belongs to no account: everyone may read it, only admins may change it.
+    const store = new LevelTimelineStore(db, { primaryOwner: '' });
+    await store.open();
+    closers.push(() => store.close());
+    if (config.seedCatalogue) {
+      readiness.starting('loading the catalogue');
+      const loaded = await loadCatalogueIfEmpty(store);
+      if (loaded) logger.info({ events: loaded }, 'catalogue loaded into primary');
+    }
+    readiness.starting('opening accounts');
+    const access = await AccessControl.open(db, { sessionTtlMs: config.sessionTtlMs, throttle: { lockMs: config.loginLockMs } });
+    closers.push(() => access.close());
+    const bootstrap = await access.ensureAdmin(config.adminKey ? { adminKey: config.adminKey } : {});
+    const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});
+    closers.push(() => pool.close());
+    readiness.addCheck(() => pool.problem());
+    const metrics = new Metrics(pool);
+    const savedRequests = new SavedRequests(await LevelSavedRequestStore.open(db));
+    const operations = createOperations({ store, pool, access, savedRequests, config });
+    // A new RPC without a row in the authorization table must fail at start, not serve unguarded.
+    assertCovered(rpcMethods.keys());
+    const gate = createGate(access, new RateLimiter({ ratePerSecond: config.rateLimit }));
+
+    const rpcHandler = connectNodeAdapter({
+      // Connect JSON uses the spec's snake_case names, exactly as REST does.
+      jsonOptions: { useProtoFieldName: true, alwaysEmitImplicit: true },
+      // The same body limit as REST (an oversized message is refused with resource_exhausted).
+      readMaxBytes: config.bodyLimitBytes,
+      // Pages of a few dozen events are cheaper to send than to gzip; big pages are still compressed.
+      compressMinBytes: COMPRESS_MIN_BYTES,
+      routes(router) {
+        registerRpcServices(router, tmsServices, { operations, gate, requestTimeoutMs: config.requestTimeoutMs });
+        registerHealth(router, health);
+        // Error detail types too, so reflection clients can decode them.
+        registerReflection(router, [...tmsServiceFiles, ...errorDetailFiles, healthFile]);
+      },
+      fallback: answerUnknownRpc,
+      contextValues: (req) =>
+        createContextValues().set(requestStateKey, requestStateOf(req)).set(clientAddressKey, clientAddress(req)),
+    });
+    const openapi = () => buildOpenApi(restRoutes, operations, VERSION);
+    // Built once per change of its sources (npm install builds it ahead); requests wait for a build in progress.
+    const consoleSite = consoleRoutes(ensureConsoleBuild().then(loadConsoleAssets), logger);
+    serve = createHttpHandler({
+      restRouter: new RestRouter(restRoutes),
+      operations,
+      gate,
+      bodyLimitBytes: config.bodyLimitBytes,
+      requestTimeoutMs: config.requestTimeoutMs,
+      rpcHandler,
+      plainRoutes: new Map([...plainRoutes(readiness, metrics, openapi), ...consoleSite.exact]),
+      prefixRoutes: [consoleSite.prefix],
+      logger,
+      metrics,
+    });
+    readiness.starting(undefined);
+    readiness.watch();
+
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    return {
+      url: `${tls ? 'https' : 'http'}://${host}:${port}`,
+      port,
+      ...(bootstrap.created ? { bootstrap: { username: bootstrap.username, password: bootstrap.password, key: bootstrap.key } } : {}),
+      async close() {
+        // Not ready from the first moment; still serving for the drain time, so that load balancers move away first.
+        readiness.drain();
+        if (config.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+        await closeAll();
+      },
+    };
+  } catch (error) {
+    readiness.drain();
+    await closeAll().catch(() => undefined);
+    throw error;
+  }
 }

@@ -21,6 +21,7 @@ export const configSchema = z.object({
   defaultPageSize: z.coerce.number().int().positive().default(50),
   analysisThreads: z.coerce.number().int().min(1).optional(),
   shutdownGraceMs: z.coerce.number().int().positive().default(10_000),
+  shutdownDrainMs: z.coerce.number().int().nonnegative().default(0),
   /** From the environment as true/false, 1/0, yes/no or on/off; `z.coerce.boolean` would read "false" as true. */
   seedCatalogue: z.union([z.boolean(), z.stringbool()], { error: 'must be true or false (also 1/0, yes/no, on/off)' }).default(true),
 });
@@ -44,6 +45,7 @@ export const configEnv: Record<keyof Config, string> = {
   defaultPageSize: 'TMS_DEFAULT_PAGE_SIZE',
   analysisThreads: 'TMS_ANALYSIS_THREADS',
   shutdownGraceMs: 'TMS_SHUTDOWN_GRACE_MS',
+  shutdownDrainMs: 'TMS_SHUTDOWN_DRAIN_MS',
   seedCatalogue: 'TMS_SEED_CATALOGUE',
 };
 

@@ -137,6 +137,13 @@ export class AnalysisPool {
     };
   }
 
+  /** Why the pool cannot take work now, or undefined when it can (readiness). */
+  problem(): string | undefined {
+    if (this.closed) return 'the analysis pool is shut down';
+    if (this.piscina.threads.length === 0) return 'the analysis pool has no worker threads';
+    return undefined;
+  }
+
   /** Lets running tasks finish, then stops the workers. Later calls are refused with `unavailable`. */
   async close(): Promise<void> {
     if (this.closed) return;

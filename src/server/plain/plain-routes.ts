@@ -1,22 +1,28 @@
 import type { PlainRoute } from '../http-handler.ts';
+import type { AnyResponse } from '../one-port.ts';
 import type { Metrics } from '../../observability/metrics.ts';
+import type { Readiness } from '../readiness.ts';
 import { sendJson } from '../http-io.ts';
 
-export interface Readiness {
-  ready: boolean;
-  draining: boolean;
+/** Liveness: the process answers. Whether it should get traffic is /readyz's question. */
+export function answerHealth(res: AnyResponse): void {
+  sendJson(res, 200, { status: 'SERVING' });
 }
 
-/** Health, readiness and metrics: unauthenticated, for load balancers and Prometheus. */
+/** 200 when ready; 503 with every reason not to send traffic here. */
+export function answerReadiness(res: AnyResponse, readiness: Readiness): void {
+  const reasons = readiness.reasons();
+  sendJson(res, reasons.length === 0 ? 200 : 503, reasons.length === 0 ? { status: 'SERVING' } : { status: 'NOT_SERVING', reasons });
+}
+
+/** Health (liveness), readiness with its reasons, metrics and the API description: unauthenticated. */
 export function plainRoutes(readiness: Readiness, metrics: Metrics, openapi: () => object): Map<string, PlainRoute> {
-  const health: PlainRoute = (_req, res) => {
-    const ok = readiness.ready && !readiness.draining;
-    sendJson(res, ok ? 200 : 503, { status: ok ? 'SERVING' : 'NOT_SERVING' });
-  };
+  const health: PlainRoute = (_req, res) => answerHealth(res);
+  const ready: PlainRoute = (_req, res) => answerReadiness(res, readiness);
   let openapiText: string | undefined;
   return new Map<string, PlainRoute>([
     ['/healthz', health],
-    ['/readyz', health],
+    ['/readyz', ready],
     [
       '/metrics',
       async (_req, res) => {
