@@ -49,6 +49,11 @@ export const configEnv: Record<keyof Config, string> = {
   seedCatalogue: 'TMS_SEED_CATALOGUE',
 };
 
+/** A setting that cannot be used: the message names it (variable and value) and what it takes. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
 /** Flags win over environment variables, which win over defaults. */
 export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -60,11 +65,11 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: N
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0]) as keyof Config;
-    throw new Error(`configuration ${key} (${configEnv[key]}): ${issue.message}`);
+    throw new ConfigError(`configuration ${key} (${configEnv[key]}): ${issue.message}`);
   }
   const config = parsed.data;
   if (config.defaultPageSize > config.maxPageSize) {
-    throw new Error(
+    throw new ConfigError(
       `configuration defaultPageSize (${configEnv.defaultPageSize}): ${config.defaultPageSize} is above maxPageSize (${configEnv.maxPageSize}) ${config.maxPageSize}; lower it or raise the maximum`,
     );
   }

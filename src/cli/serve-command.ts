@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import { configEnv, loadConfig, type Config } from '../config.ts';
-import { createLogger } from '../observability/logger.ts';
-import { startApp } from '../app.ts';
+import { createLogger, type Logger } from '../observability/logger.ts';
+import { startApp, type RunningApp } from '../app.ts';
+import { explainStartupError } from './startup-errors.ts';
 
 const flags: [keyof Config, string, string][] = [
   ['port', '--port <port>', 'port for every protocol'],
@@ -28,9 +29,19 @@ export function serveCommand(): Command {
   for (const [key, flag, help] of flags) command.addOption(new Option(flag, `${help} (env ${configEnv[key]})`));
   command.option('--no-seed', 'do not load the historical catalogue into an empty primary timeline');
   command.action(async (options: Record<string, unknown>) => {
-    const config = loadConfig({ ...options, seedCatalogue: options['seed'] === false ? false : undefined });
-    const logger = createLogger(config.logLevel);
-    const app = await startApp(config, logger);
+    let config: Config | undefined;
+    let logger: Logger;
+    let app: RunningApp;
+    try {
+      config = loadConfig({ ...options, seedCatalogue: options['seed'] === false ? false : undefined });
+      logger = createLogger(config.logLevel);
+      app = await startApp(config, logger);
+    } catch (error) {
+      const explained = explainStartupError(error, config);
+      // Expected causes get one line naming the fix; anything else keeps its stack trace.
+      process.stderr.write(`tms: ${explained ?? (error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
+      process.exit(1);
+    }
     if (app.bootstrap) {
       // Shown once, on the first start of an empty store; only hashes are kept.
       process.stdout.write(

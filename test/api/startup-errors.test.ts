@@ -1,0 +1,103 @@
+// A start that fails for a reason an operator can fix says so in one line on stderr, naming the cause and
+// the fix, and exits non-zero, without a stack trace: a data folder not writable, locked by another
+// process, damaged, or not a folder; a port in use; a bad certificate; an invalid setting.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Level } from 'level';
+import { startServeProcess } from '../support/serve-process.ts';
+
+interface Exit {
+  code: number | null;
+  stderr: string;
+}
+
+/** The real command, as `npm start` runs it (as another user when `user` is given), with a 60 s limit. */
+function serve(env: Record<string, string>, user?: string): Promise<Exit> {
+  const command = [process.execPath, '--import', 'tsx', join('src', 'cli', 'main.ts'), 'serve'];
+  const [file, args] = user ? ['runuser', ['-u', user, '--', 'env', `HOME=${tmpdir()}`, ...command]] : [command[0]!, command.slice(1)];
+  return new Promise((resolve) => {
+    execFile(file, args, { env: { ...process.env, TMS_PORT: '0', TMS_LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (error, _stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr });
+    });
+  });
+}
+
+function assertOneLine(exit: Exit, pattern: RegExp): void {
+  assert.is.not(exit.code, 0, exit.stderr);
+  const lines = exit.stderr.trim().split('\n');
+  assert.is(lines.length, 1, `one line:\n${exit.stderr}`);
+  assert.match(lines[0]!, /^tms: /);
+  assert.match(lines[0]!, pattern);
+  assert.not.match(exit.stderr, /\n\s+at /, 'no stack trace');
+}
+
+const startup = suite<{ dir: string }>('startup failures: one line naming the cause and the fix, exit code not 0');
+startup.before(async (ctx) => {
+  ctx.dir = await mkdtemp(join(tmpdir(), 'tms-startup-'));
+  await chmod(ctx.dir, 0o755);
+});
+startup.after(async (ctx) => {
+  await rm(ctx.dir, { recursive: true, force: true });
+});
+
+startup('a data folder this user cannot write', async ({ dir }) => {
+  const locked = join(dir, 'read-only');
+  await mkdir(locked, { mode: 0o555 });
+  await chmod(locked, 0o555);
+  // root may write anywhere: the command then runs as `nobody`, as a service account would.
+  const asUser = process.getuid?.() === 0 ? 'nobody' : undefined;
+  assertOneLine(await serve({ TMS_DATA_DIR: join(locked, 'data') }, asUser), /cannot write the data folder .*read-only\/data \(permission denied\); give this user write access/);
+});
+
+startup('a data folder locked by another running tms', async ({ dir }) => {
+  const data = join(dir, 'locked');
+  const first = await startServeProcess(data, { args: ['--log-level', 'warn'] });
+  try {
+    assertOneLine(await serve({ TMS_DATA_DIR: data }), /data folder .*locked is in use by another tms process .*stop that process, or choose another folder with TMS_DATA_DIR/);
+  } finally {
+    assert.is(await first.stop(), 0);
+  }
+});
+
+startup('a damaged store', async ({ dir }) => {
+  const data = join(dir, 'damaged');
+  const db = new Level(data);
+  await db.open();
+  await db.put('a', 'b');
+  await db.close();
+  for (const name of await readdir(data)) if (name.startsWith('MANIFEST')) await writeFile(join(data, name), 'not a manifest');
+  assertOneLine(await serve({ TMS_DATA_DIR: data }), /the store in .*damaged is damaged \(Corruption: .*\); restore it from a backup, or move the folder away/);
+});
+
+startup('a data folder path through a file', async ({ dir }) => {
+  await writeFile(join(dir, 'a-file'), 'x');
+  assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'a-file', 'data') }), /cannot be created: part of that path is a file/);
+});
+
+startup('a port in use', async ({ dir }) => {
+  const first = await startServeProcess(join(dir, 'port-owner'), { args: ['--log-level', 'warn'] });
+  try {
+    assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'second'), TMS_PORT: String(first.port) }), new RegExp(`port ${first.port} on 127\\.0\\.0\\.1 is already in use .*choose another port with TMS_PORT / --port`));
+  } finally {
+    assert.is(await first.stop(), 0);
+  }
+});
+
+startup('a certificate that is not PEM, and one that does not exist', async ({ dir }) => {
+  const junk = join(dir, 'junk.pem');
+  await writeFile(junk, 'this is not a certificate');
+  assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'tls'), TMS_TLS_CERT: junk, TMS_TLS_KEY: junk }), /TLS certificate or key is not usable .*give a PEM certificate and its private key with TMS_TLS_CERT and TMS_TLS_KEY/);
+  assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'tls'), TMS_TLS_CERT: join(dir, 'missing.pem'), TMS_TLS_KEY: junk }), /cannot read TMS_TLS_CERT .*missing\.pem \(no such file\)/);
+});
+
+startup('invalid settings name the variable', async ({ dir }) => {
+  assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'cfg'), TMS_PORT: 'eighty' }), /invalid setting: configuration port \(TMS_PORT\)/);
+  assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'cfg'), TMS_RATE_LIMIT: '-5' }), /invalid setting: configuration rateLimit \(TMS_RATE_LIMIT\)/);
+  assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'cfg'), TMS_MAX_PAGE_SIZE: '10' }), /invalid setting: .*TMS_DEFAULT_PAGE_SIZE.* above maxPageSize \(TMS_MAX_PAGE_SIZE\) 10/);
+});
+
+startup.run();
