@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestState } from './request-state.ts';
 import type { RestRouter } from './rest/router.ts';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, fieldViolation } from '../domain/errors.ts';
 import { requestStateOf, setRequestState } from './request-state.ts';
 import { serveRest, type RestDeps } from './rest/rest-handler.ts';
 import { sendError } from './http-io.ts';
@@ -25,6 +25,8 @@ export interface HttpHandlerDeps extends RestDeps {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** What the RPC faces read (connect-node's own rules): Connect unary and streaming, gRPC and gRPC-Web, JSON or binary. */
+const RPC_CONTENT_TYPE = /^application\/(?:(?:connect\+)?(?:json(?:; ?charset=utf-?8)?|proto)|grpc(?:-web(?:-text)?)?(?:\+(?:json(?:; ?charset=utf-?8)?|proto))?)$/i;
 /** Health, metrics, the API description and static files only ever answer reads. */
 const PLAIN_METHODS = ['GET', 'HEAD'];
 
@@ -59,6 +61,19 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     if (isRpcPath(path)) {
       setRequestState(req, state);
       res.setHeader('x-request-id', requestId);
+      // No tms RPC is marked idempotent, so Connect's GET form does not apply: POST is the one method.
+      if (method !== 'POST') {
+        answerWrongMethod(res, state, method, path, ['POST']);
+        return;
+      }
+      const contentType = req.headers['content-type'];
+      if (!RPC_CONTENT_TYPE.test(contentType ?? '')) {
+        // connect-node answers these with an empty 415; every other error is the error JSON, so this is too.
+        state.code = 'invalid_argument';
+        const problem = `Content-Type must be application/json or application/proto (Connect), application/grpc (gRPC) or application/grpc-web (gRPC-Web), got ${JSON.stringify(contentType ?? '')}`;
+        sendError(res, new ApiError('invalid_argument', `request body: ${problem}`, [fieldViolation('request body', problem)], 415));
+        return;
+      }
       deps.rpcHandler(req, res);
       return;
     }

@@ -10,7 +10,7 @@ import {
   type Http2ServerResponse,
   type ServerHttp2Session,
 } from 'node:http2';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, invalidArgument } from '../domain/errors.ts';
 import { errorBody } from './errors.ts';
 
 export type AnyRequest = IncomingMessage | Http2ServerRequest;
@@ -155,7 +155,7 @@ function clientErrorAnswer(error: NodeJS.ErrnoException, requestTimeoutMs: numbe
       ? [408, new ApiError('deadline_exceeded', `request: not received within ${requestTimeoutMs} ms (TMS_REQUEST_TIMEOUT_MS)`)]
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, new ApiError('resource_exhausted', 'request headers: too large')]
-        : [400, new ApiError('invalid_argument', `request: not valid HTTP/1.1 (${error.code ?? error.message})${unframedBodyHint(error)}`)];
+        : [400, invalidArgument('request', `not valid HTTP/1.1 (${error.code ?? error.message})${unframedBodyHint(error)}`)];
   const body = errorBody(apiError);
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
