@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 const root = new URL('.', import.meta.url).pathname;
 const filter = process.argv[2];
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 600_000);
 
 function findTests(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -27,7 +28,13 @@ function runFile(file: string): Promise<FileResult> {
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
+    // A file that hangs must fail, not hold CI until its own limit.
+    const limit = setTimeout(() => {
+      output += `\n${relative(process.cwd(), file)}: still running after ${FILE_TIMEOUT_MS / 1000} s; stopped\n`;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
     child.on('close', (code) => {
+      clearTimeout(limit);
       const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? 0);
       const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? 0);
       const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);

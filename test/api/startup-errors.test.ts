@@ -17,7 +17,8 @@ interface Exit {
 
 /** The real command, as `npm start` runs it (as another user when `user` is given), with a 60 s limit. */
 function serve(env: Record<string, string>, user?: string): Promise<Exit> {
-  const command = [process.execPath, '--import', 'tsx', join('src', 'cli', 'main.ts'), 'serve'];
+  // Another user may not reach this process's Node (npx keeps node@24 under root's home): it runs the system's.
+  const command = [user ? 'node' : process.execPath, '--import', 'tsx', join('src', 'cli', 'main.ts'), 'serve'];
   const [file, args] = user ? ['runuser', ['-u', user, '--', 'env', `HOME=${tmpdir()}`, ...command]] : [command[0]!, command.slice(1)];
   return new Promise((resolve) => {
     execFile(file, args, { env: { ...process.env, TMS_PORT: '0', TMS_LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (error, _stdout, stderr) => {

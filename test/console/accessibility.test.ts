@@ -41,8 +41,10 @@ a11y('every control the interface names is there by its accessible name', async 
   }
   await loginButton(page).click();
   const dialog = loginDialog(page);
-  assert.ok(await dialog.getByRole('textbox', { name: 'Username' }).isVisible());
-  assert.ok(await dialog.getByLabel('Password').isVisible());
+  // waitFor fails the test (after its timeout) when the control never appears.
+  await dialog.getByRole('textbox', { name: 'Username' }).waitFor();
+  await dialog.getByLabel('Password').waitFor();
+  assert.is(await dialog.getByLabel('Password').getAttribute('type'), 'password');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await dialog.waitFor({ state: 'hidden' });
   await useKey(page, server.adminKey);
