@@ -1,6 +1,6 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { EditorView, basicSetup } from 'codemirror';
-import { Compartment, EditorState, type Extension } from '@codemirror/state';
+import { Annotation, Compartment, EditorState, type Extension } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { json, jsonParseLinter } from '@codemirror/lang-json';
 import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
@@ -27,6 +27,9 @@ const jsonHighlight = HighlightStyle.define([
   { tag: tags.number, color: 'var(--syntax-number)' },
   { tag: [tags.bool, tags.null], color: 'var(--syntax-keyword)' },
 ]);
+
+/** Marks a change that brings the `value` prop into the editor, so that it is not reported back as an edit. */
+const fromProp = Annotation.define<boolean>();
 
 /** The nonce this page's Content-Security-Policy allows `<style>` elements with (set by the server per response). */
 const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="tms-style-nonce"]')?.content ?? '';
@@ -138,7 +141,7 @@ export function JsonEditor({ value, onChange, schema, onSubmit, label }: Props) 
       autocompletion({ override: [fieldCompletion(() => latest.current.schema)] }),
       EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true' }),
       EditorView.updateListener.of((update) => {
-        if (update.docChanged) latest.current.onChange(update.state.doc.toString());
+        if (update.docChanged && !update.transactions.some((t) => t.annotation(fromProp))) latest.current.onChange(update.state.doc.toString());
       }),
       EditorView.theme({
         '&': { backgroundColor: 'var(--field)', color: 'var(--text)', border: '1px solid var(--border)', borderRadius: '6px', minHeight: '10rem' },
@@ -153,10 +156,13 @@ export function JsonEditor({ value, onChange, schema, onSubmit, label }: Props) 
     // The editor is made once; later values arrive through the effect below.
   }, []);
 
-  useEffect(() => {
+  // A layout effect runs in the same commit as its render. A passive one can wait for the next frame, and
+  // Preact then runs it just before the next render with the value it captured, which may be older than
+  // what the editor holds: that older text would overwrite the newer one.
+  useLayoutEffect(() => {
     const editor = view.current;
     if (editor && editor.state.doc.toString() !== value) {
-      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
+      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value }, annotations: fromProp.of(true) });
     }
   }, [value]);
 
