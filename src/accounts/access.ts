@@ -1,4 +1,5 @@
 import { ApiError, invalidArgument } from '../domain/errors.ts';
+import { WriterQueues } from '../store/writer-queues.ts';
 import { AccountStore } from './account-store.ts';
 import type { RootDb } from './account-store.ts';
 import { LoginThrottle } from './login-throttle.ts';
@@ -108,8 +109,8 @@ export class AccessControl {
   private readonly cost: ScryptCost;
   private readonly onError: (error: unknown) => void;
   private readonly timer: NodeJS.Timeout;
-  /** Every write goes through this chain, so that records reach the disk in the order they changed. */
-  private writes: Promise<void> = Promise.resolve();
+  /** Every write goes through one queue, so that records reach the disk in the order they changed. */
+  private readonly writes = new WriterQueues();
   private unknownUserHash: Promise<string> | undefined;
   private nextSessionSweep = 0;
   private closed = false;
@@ -459,9 +460,7 @@ export class AccessControl {
   // ---------------------------------------------------------------- internals
 
   private write(operation: () => Promise<void>): Promise<void> {
-    const result = this.writes.then(operation);
-    this.writes = result.catch(() => undefined);
-    return result;
+    return this.writes.run('accounts', operation);
   }
 
   private withLastUse(credential: Credential, key: KeyRecord): KeyRecord {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { parseInstant, parseInterval, type Instant, type Interval } from '../time/index.ts';
 
 /** Reusable zod field types, so every operation reports the same problem the same way. */
@@ -44,5 +45,5 @@ export const booleanField = z.preprocess(
 export const blankAsMissing = <S extends z.ZodType>(schema: S) =>
   z.preprocess((value) => (value === '' ? undefined : value), schema);
 
-export const timelineIdField = blankAsMissing(idField.default('primary'));
+export const timelineIdField = blankAsMissing(idField.default(PRIMARY_TIMELINE_ID));
 export const pageTokenField = blankAsMissing(z.string().max(2000, 'must be at most 2000 characters').optional());

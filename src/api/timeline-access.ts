@@ -3,8 +3,6 @@ import type { TimelineStore } from '../store/types.ts';
 import { canChange, canSee } from '../accounts/authorization.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 
-export const PRIMARY = 'primary';
-
 /**
  * A timeline the caller may see, or `not_found` (never `permission_denied`: ids of other accounts'
  * timelines must not leak). `change` also requires the right to write to it.

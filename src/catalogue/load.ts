@@ -1,5 +1,5 @@
 import type { TimelineStore } from '../store/types.ts';
-import { PRIMARY_TIMELINE_ID } from '../store/types.ts';
+import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { readCatalogue } from './read-catalogue.ts';
 
 export { readCatalogue, parseCatalogue } from './read-catalogue.ts';

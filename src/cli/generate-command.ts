@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { Level } from 'level';
+import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { LevelTimelineStore } from '../store/level-store.ts';
 import { SYNTHETIC_DEFAULTS, generateSyntheticEvents } from '../synthetic/generator.ts';
 
@@ -34,7 +35,7 @@ export function generateCommand(): Command {
     .option('--places <n>', 'how many distinct places ("Place 7, Region 0" ...)', wholeNumber('--places', 1), 1000)
     .option('--seed <n>', 'PRNG seed: the same seed gives the same events', wholeNumber('--seed', 0), SYNTHETIC_DEFAULTS.seed)
     .option('--max-causes <n>', 'each event gets 0..n earlier causes, n/2 on average', wholeNumber('--max-causes', 0), SYNTHETIC_DEFAULTS.maxCauses)
-    .option('--timeline <id>', 'timeline to load into (nothing may branch from it)', 'primary')
+    .option('--timeline <id>', 'timeline to load into (nothing may branch from it)', PRIMARY_TIMELINE_ID)
     .option('--data-dir <dir>', 'LevelDB folder (env TMS_DATA_DIR)', process.env['TMS_DATA_DIR'] ?? './data')
     .option('--batch-size <n>', 'events per LevelDB batch (store default when omitted)', wholeNumber('--batch-size', 1))
     .option('--no-progress', 'do not draw a progress bar on stderr')

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, invalidArgument, notFound } from '../domain/errors.ts';
 import type { NewSavedRequest, SavedRequestRecord } from './records.ts';
 import type { SavedRequestStore } from './saved-request-store.ts';
+import { WriterQueues } from '../store/writer-queues.ts';
 
 export const SAVED_REQUEST_LIMITS = {
   perAccount: 200,
@@ -33,7 +34,7 @@ export interface SavedPage {
  */
 export class SavedRequests {
   /** Saves of one owner run one at a time, so that the count limit holds under concurrency. */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queues = new WriterQueues();
   private lastIdMs = 0;
 
   constructor(
@@ -106,14 +107,7 @@ export class SavedRequests {
   }
 
   private serially<T>(owner: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(owner) ?? Promise.resolve();
-    const result = previous.then(work, work);
-    const settled = result.catch(() => undefined);
-    this.queues.set(owner, settled);
-    void settled.then(() => {
-      if (this.queues.get(owner) === settled) this.queues.delete(owner);
-    });
-    return result;
+    return this.queues.run(owner, work);
   }
 
   /** Time-ordered (base36 milliseconds, strictly increasing here) with a random tail. */

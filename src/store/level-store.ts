@@ -3,6 +3,7 @@
  * writes only its own versions and reads fall through its chain. Every write runs in its timeline's queue
  * and is one synced batch; every read caps each level at the LSN it had committed when the read started.
  */
+import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { ApiError, invalidArgument, notAManipulation, notFound } from '../domain/errors.ts';
 import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../time/index.ts';
 import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
@@ -25,7 +26,6 @@ import { decodeCursor, encodeCursor, queryFingerprint } from './page-cursor.ts';
 import { SearchPageCache } from './search-cache.ts';
 import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from './timeline-registry.ts';
 import {
-  PRIMARY_TIMELINE_ID,
   type AnchorRecord, type BulkLoadOptions, type CausalGraphOptions, type CausalGraphRead, type EventRecord, type GenesisEvent,
   type ManipulationResult, type NewEvent, type NewTimeline, type Outcome, type Precheck, type RevertResult, type SearchPage,
   type SearchQuery, type TimelineRecord, type TimelineStore,

@@ -12,8 +12,6 @@ export type TimelineKind = 'primary' | 'alternate' | 'parallel';
 export type EventStatus = 'original' | 'manipulated' | 'reverted' | 'cancelled';
 export type EventKind = 'historical' | 'arrival';
 
-export const PRIMARY_TIMELINE_ID = 'primary';
-
 /** One intervention of a manipulation, as stored (time is `formatInstant` output). */
 export interface StoredChange {
   action: string;

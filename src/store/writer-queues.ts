@@ -1,4 +1,4 @@
-/** One promise chain per timeline: writes to a timeline run one at a time, in arrival order. */
+/** One promise chain per key (a timeline, an account): tasks for a key run one at a time, in arrival order. */
 export class WriterQueues {
   private readonly tails = new Map<string, Promise<unknown>>();
 

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Level } from 'level';
 import { AccessControl } from '../../src/accounts/access.ts';
-import { secretsFoundIn } from './support.ts';
+import { secretsInFiles } from './support.ts';
 
 const cliScript = new URL('./fixtures/accounts-cli.ts', import.meta.url).pathname;
 const repoRoot = new URL('../../', import.meta.url).pathname;
@@ -178,7 +178,7 @@ test('users remove takes the account and its keys', async ({ dir }) => {
 
 test('no password or key appears anywhere in the data directory', async ({ dir, secrets }) => {
   assert.is(secrets.length, 3);
-  assert.equal(await secretsFoundIn(dir, [...secrets, ...secrets.map((s) => s.slice(-24))]), []);
+  assert.equal(await secretsInFiles(dir, [...secrets, ...secrets.map((s) => s.slice(-24))]), []);
 });
 
 test.run();

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { Level } from 'level';
 import { OPERATOR } from '../../src/accounts/principal.ts';
 import { hashToken, sameHash } from '../../src/accounts/tokens.ts';
-import { makeAccount, openHarness, secretsFoundIn } from './support.ts';
+import { makeAccount, openHarness, secretsInFiles } from './support.ts';
 
 test('no password, key or session token is stored: the data directory holds none of them', async () => {
   const h = await openHarness();
@@ -42,10 +42,10 @@ test('no password, key or session token is stored: the data directory holds none
   }
   // Physically: after close, in every byte of every file (logs, tables, manifests).
   assert.ok(secrets.length >= 10);
-  assert.equal(await secretsFoundIn(h.dir, [...secrets, ...secrets.map((s) => s.slice(-24))]), []);
+  assert.equal(await secretsInFiles(h.dir, [...secrets, ...secrets.map((s) => s.slice(-24))]), []);
   // A stored string is found: the scan does read the data. LevelDB compresses tables, so fragments seen
   // earlier in a block become copies (hence the logical scan above too, and the control's end left out).
-  assert.equal(await secretsFoundIn(h.dir, ['Zq-control-Ω']), ['Zq-control-Ω'], 'the scan does read the stored bytes');
+  assert.equal(await secretsInFiles(h.dir, ['Zq-control-Ω']), ['Zq-control-Ω'], 'the scan does read the stored bytes');
 
   // After a compaction into tables too.
   const db = new Level<Uint8Array, Uint8Array>(h.dir, { keyEncoding: 'view', valueEncoding: 'view' });
@@ -57,7 +57,7 @@ test('no password, key or session token is stored: the data directory holds none
     { keyEncoding: 'view' },
   );
   await db.close();
-  assert.equal(await secretsFoundIn(h.dir, [...secrets, ...secrets.map((s) => s.slice(-24))]), []);
+  assert.equal(await secretsInFiles(h.dir, [...secrets, ...secrets.map((s) => s.slice(-24))]), []);
   await h.remove();
 });
 

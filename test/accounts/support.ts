@@ -1,17 +1,16 @@
 // Shared by the accounts tests: a real LevelDB in a temp folder, a clock the test moves, cheap scrypt.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { AccessControl } from '../../src/accounts/access.ts';
 import type { AccessOptions } from '../../src/accounts/access.ts';
-import type { ScryptCost } from '../../src/accounts/password-hash.ts';
 import { OPERATOR } from '../../src/accounts/principal.ts';
 import type { Principal, Scope } from '../../src/accounts/principal.ts';
 import { ApiError } from '../../src/domain/errors.ts';
+import { CHEAP_SCRYPT } from '../support/accounts.ts';
 
-/** Real scrypt, low cost: the default costs ~0.6 s per hash on these machines. */
-export const CHEAP_SCRYPT: ScryptCost = { log2N: 10, r: 8, p: 1 };
+export { CHEAP_SCRYPT, secretsInFiles } from '../support/accounts.ts';
 
 export class Clock {
   constructor(public ms = Date.parse('2030-01-01T00:00:00Z')) {}
@@ -81,13 +80,4 @@ export async function apiError(work: () => unknown): Promise<ApiError> {
     throw error;
   }
   throw new Error('expected an ApiError, but the call succeeded');
-}
-
-/** Every file under `dir`, all bytes: which of `secrets` occur anywhere (as UTF-8 or UTF-16LE)? */
-export async function secretsFoundIn(dir: string, secrets: readonly string[]): Promise<string[]> {
-  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
-  const contents = await Promise.all(files.map((entry) => readFile(join(entry.parentPath, entry.name))));
-  return secrets.filter((secret) =>
-    contents.some((bytes) => bytes.includes(Buffer.from(secret, 'utf8')) || bytes.includes(Buffer.from(secret, 'utf16le'))),
-  );
 }

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import type { OperationDeps } from '../deps.ts';
 import type { RequestContext } from '../operation.ts';
-import type { Instant, Interval } from '../../time/index.ts';
+import type { Instant } from '../../time/index.ts';
 import type { SearchPage } from '../../store/types.ts';
 import type { Principal } from '../../accounts/principal.ts';
 import { hasScope } from '../../accounts/principal.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, booleanField, idField, instantField, intervalField, pageSizeField, pageTokenField, textField, timelineIdField } from '../fields.ts';
-import { PRIMARY, requireTimeline } from '../timeline-access.ts';
+import { requireTimeline } from '../timeline-access.ts';
+import { PRIMARY_TIMELINE_ID } from '../../domain/timelines.ts';
 import { canSee } from '../../accounts/authorization.ts';
 import { eventJson } from '../event-json.ts';
 import { invalidArgument, notAManipulation, notFound } from '../../domain/errors.ts';
@@ -22,15 +23,9 @@ export const searchInput = z.strictObject({
   page_token: pageTokenField,
 });
 
-export interface SearchQuery {
-  location?: string;
-  time_range?: Interval;
-  timeline_id: string;
-  page_size?: number;
-  page_token?: string;
-}
+export type SearchEventsInput = z.infer<typeof searchInput>;
 
-export async function searchEvents(deps: OperationDeps, ctx: RequestContext, query: SearchQuery): Promise<object> {
+export async function searchEvents(deps: OperationDeps, ctx: RequestContext, query: SearchEventsInput): Promise<object> {
   requireTimeline(deps.store, ctx.principal, query.timeline_id, 'read');
   const pageSize = query.page_size ?? deps.config.defaultPageSize;
   if (pageSize > deps.config.maxPageSize) throw invalidArgument('page_size', `must be at most ${deps.config.maxPageSize}`);
@@ -120,7 +115,7 @@ export const revertInput = z.strictObject({ event_id: idField, timeline_id: blan
  * branches that changed it have also written) is said to be no manipulation rather than ambiguous or unknown.
  */
 async function madeOn(deps: OperationDeps, ctx: RequestContext, eventId: string): Promise<string> {
-  const onPrimary = await deps.store.getEvent(PRIMARY, eventId);
+  const onPrimary = await deps.store.getEvent(PRIMARY_TIMELINE_ID, eventId);
   if (onPrimary && onPrimary.supersedes === undefined) throw notAManipulation(eventId);
   const visible = deps.store.timelinesWriting(eventId).filter((id) => {
     const owner = deps.store.timelineOwner(id);

@@ -3,14 +3,15 @@ import type { OperationDeps } from '../deps.ts';
 import type { RequestContext } from '../operation.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, idField, pageSizeField, pageTokenField, textField } from '../fields.ts';
-import { PRIMARY, requireTimeline } from '../timeline-access.ts';
+import { requireTimeline } from '../timeline-access.ts';
+import { PRIMARY_TIMELINE_ID } from '../../domain/timelines.ts';
 import { timelineJson } from '../event-json.ts';
 import { canSee } from '../../accounts/authorization.ts';
 import { ApiError, notFound } from '../../domain/errors.ts';
 import { pageOf, pageSizeOf } from '../paging.ts';
 
 const baseFields = {
-  base_timeline_id: blankAsMissing(idField.default(PRIMARY)),
+  base_timeline_id: blankAsMissing(idField.default(PRIMARY_TIMELINE_ID)),
   description: textField(2000).default(''),
 };
 const createInput = z.strictObject(baseFields);
@@ -62,7 +63,7 @@ export function timelineOperations(deps: OperationDeps) {
       return { timeline: timelineJson(timeline) };
     }),
     'tms.v1.TimelineService.DeleteTimeline': defineOperation(byIdInput, async (ctx, input) => {
-      if (input.timeline_id === PRIMARY) throw new ApiError('failed_precondition', 'timeline "primary" can never be deleted');
+      if (input.timeline_id === PRIMARY_TIMELINE_ID) throw new ApiError('failed_precondition', 'timeline "primary" can never be deleted');
       requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
       await deps.store.deleteTimeline(input.timeline_id);
       return { status: 'Timeline deleted successfully', timeline_id: input.timeline_id };

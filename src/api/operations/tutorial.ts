@@ -4,7 +4,8 @@ import type { RequestContext } from '../operation.ts';
 import type { EventRecord } from '../../store/types.ts';
 import { defineOperation } from '../operation.ts';
 import { blankAsMissing, booleanField, idField, instantField, intervalField, textField, timelineIdField } from '../fields.ts';
-import { PRIMARY, requireTimeline } from '../timeline-access.ts';
+import { requireTimeline } from '../timeline-access.ts';
+import { PRIMARY_TIMELINE_ID } from '../../domain/timelines.ts';
 import { eventJson } from '../event-json.ts';
 import { manipulateEvent, searchEvents, searchInput } from './events.ts';
 import { analyseTimeline } from '../paradox-json.ts';
@@ -68,13 +69,13 @@ async function standingVersion(deps: OperationDeps, timelineId: string, eventId:
 }
 
 async function findSignificantEvent(deps: OperationDeps, text: string): Promise<EventRecord | undefined> {
-  const byId = await deps.store.getEvent(PRIMARY, text);
+  const byId = await deps.store.getEvent(PRIMARY_TIMELINE_ID, text);
   if (byId) return byId;
   const needle = text.toLowerCase();
   let cursor: string | undefined;
   // Descriptions are not indexed: this scan is bounded, and an id is the fast, exact way to ask.
   for (let scanned = 0; scanned < 100_000; ) {
-    const page = await deps.store.search(PRIMARY, { words: [], pageSize: 1000, cursor });
+    const page = await deps.store.search(PRIMARY_TIMELINE_ID, { words: [], pageSize: 1000, cursor });
     const hit = page.events.find((e) => e.description.toLowerCase().includes(needle));
     if (hit) return hit;
     scanned += page.events.length;
