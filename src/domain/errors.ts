@@ -17,6 +17,12 @@ export type ErrorCode =
   | 'data_loss'
   | 'unauthenticated';
 
+/**
+ * Why a request was refused, where its code alone does not say: each face answers it in its own terms
+ * (REST and Connect with HTTP's 413, 415 and 405; gRPC with the code).
+ */
+export type ErrorReason = 'body_too_large' | 'unsupported_content_type' | 'method_not_allowed' | 'no_such_path';
+
 /** Structured extra information attached to an error (e.g. each paradox that failed a safety check). */
 export interface ErrorDetail {
   /** Fully qualified protobuf message name describing `debug`, e.g. `tms.v1.Paradox`. */
@@ -33,8 +39,7 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: ErrorDetail[] = [],
-    /** Only where HTTP has a more precise status than the code's own (413, 405, 415). */
-    readonly httpStatus?: number,
+    readonly reason?: ErrorReason,
   ) {
     super(message);
     this.name = 'ApiError';

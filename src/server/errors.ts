@@ -1,5 +1,5 @@
 import { ConnectError, Code } from '@connectrpc/connect';
-import { ApiError, type ErrorCode } from '../domain/errors.ts';
+import { ApiError, fieldViolation, type ErrorCode, type ErrorReason } from '../domain/errors.ts';
 import { detailJson, typedDetail } from './error-details.ts';
 
 /** The Connect protocol's code → HTTP status table. */
@@ -21,6 +21,29 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   data_loss: 500,
   unauthenticated: 401,
 };
+
+/** Where HTTP has a status more precise than the code's own. */
+const httpStatusOfReason: Record<ErrorReason, number> = {
+  body_too_large: 413,
+  unsupported_content_type: 415,
+  method_not_allowed: 405,
+  no_such_path: 404,
+};
+
+export const httpStatusFor = (error: ApiError): number =>
+  (error.reason && httpStatusOfReason[error.reason]) ?? httpStatusOf[error.code];
+
+/** The field name error details use for the body as a whole (`proto/tms/v1/error_details.proto`). */
+export const REQUEST_BODY = 'request body';
+
+export const bodyTooLarge = (limit: number): ApiError =>
+  new ApiError('resource_exhausted', `${REQUEST_BODY}: larger than the limit of ${limit} bytes`, [], 'body_too_large');
+
+/** A body in a content type that the path does not read: `expected` names the ones it does. */
+export function unsupportedContentType(expected: string, got: string | undefined): ApiError {
+  const problem = `Content-Type must be ${expected}, got ${JSON.stringify(got ?? '')}`;
+  return new ApiError('invalid_argument', `${REQUEST_BODY}: ${problem}`, [fieldViolation(REQUEST_BODY, problem)], 'unsupported_content_type');
+}
 
 const connectCodeOf: Record<ErrorCode, Code> = {
   canceled: Code.Canceled,

@@ -5,7 +5,8 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestState } from './request-state.ts';
 import type { RestRouter } from './rest/router.ts';
-import { ApiError, fieldViolation } from '../domain/errors.ts';
+import { ApiError } from '../domain/errors.ts';
+import { unsupportedContentType } from './errors.ts';
 import { requestStateOf, setRequestState } from './request-state.ts';
 import { serveRest, type RestDeps } from './rest/rest-handler.ts';
 import { sendError } from './http-io.ts';
@@ -70,8 +71,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
       if (!RPC_CONTENT_TYPE.test(contentType ?? '')) {
         // connect-node answers these with an empty 415; every other error is the error JSON, so this is too.
         state.code = 'invalid_argument';
-        const problem = `Content-Type must be application/json or application/proto (Connect), application/grpc (gRPC) or application/grpc-web (gRPC-Web), got ${JSON.stringify(contentType ?? '')}`;
-        sendError(res, new ApiError('invalid_argument', `request body: ${problem}`, [fieldViolation('request body', problem)], 415));
+        sendError(res, unsupportedContentType('application/json or application/proto (Connect), application/grpc (gRPC) or application/grpc-web (gRPC-Web)', contentType));
         return;
       }
       deps.rpcHandler(req, res);
@@ -100,7 +100,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
 function answerWrongMethod(res: AnyResponse, state: RequestState, method: string, path: string, allowed: readonly string[]): void {
   state.code = 'unimplemented';
   const allow = allowed.join(', ');
-  sendError(res, new ApiError('unimplemented', `method ${method} is not allowed on ${path}; allowed: ${allow}`, [], 405), { allow });
+  sendError(res, new ApiError('unimplemented', `method ${method} is not allowed on ${path}; allowed: ${allow}`, [], 'method_not_allowed'), { allow });
 }
 
 /**
@@ -113,7 +113,7 @@ export const answerUnknownRpc: NonNullable<ConnectNodeAdapterOptions['fallback']
   const state = requestStateOf(req);
   if (state) state.code = 'unimplemented';
   const path = (req.url ?? '/').split('?')[0];
-  sendError(res, new ApiError('unimplemented', `no RPC method ${path} (unknown service or method)`, [], 404));
+  sendError(res, new ApiError('unimplemented', `no RPC method ${path} (unknown service or method)`, [], 'no_such_path'));
 };
 
 /** `/tms.v1.EventService/SearchEvents`, `/grpc.health.v1.Health/Check`: a dotted service then a method. */

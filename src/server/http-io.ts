@@ -1,7 +1,7 @@
 import type { AnyRequest, AnyResponse } from './one-port.ts';
-import { ApiError } from '../domain/errors.ts';
+import type { ApiError } from '../domain/errors.ts';
 import { isReusable } from '../api/reusable-output.ts';
-import { errorBody, httpStatusOf, retryAfterSeconds } from './errors.ts';
+import { bodyTooLarge, errorBody, httpStatusFor, retryAfterSeconds } from './errors.ts';
 
 const encoded = new WeakMap<object, Buffer>();
 
@@ -33,7 +33,7 @@ export function sendJson(res: AnyResponse, status: number, body: unknown, header
 export function sendError(res: AnyResponse, error: ApiError, headers: Record<string, string> = {}): void {
   const retryAfter = retryAfterSeconds(error);
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-  sendJson(res, error.httpStatus ?? httpStatusOf[error.code], errorBody(error), headers);
+  sendJson(res, httpStatusFor(error), errorBody(error), headers);
 }
 
 /**
@@ -47,7 +47,7 @@ export function closeIfBodyUnread(req: AnyRequest): Record<string, string> {
 /** Reads the whole body, refusing (413) anything over the limit without buffering it. */
 export function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(tooLarge(limit));
+  if (declared > limit) return Promise.reject(bodyTooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -56,7 +56,7 @@ export function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
       if (size > limit) {
         req.removeAllListeners('data');
         req.resume();
-        reject(tooLarge(limit));
+        reject(bodyTooLarge(limit));
         return;
       }
       chunks.push(chunk);
@@ -65,9 +65,6 @@ export function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
     req.once('error', reject);
   });
 }
-
-const tooLarge = (limit: number): ApiError =>
-  new ApiError('resource_exhausted', `request body: larger than the limit of ${limit} bytes`, [], 413);
 
 export function clientAddress(req: AnyRequest): string {
   return req.socket?.remoteAddress ?? 'unknown';

@@ -1,9 +1,9 @@
 import type { Principal } from '../../accounts/principal.ts';
 import { authorize } from '../../accounts/authorization.ts';
-import { ApiError, fieldViolation, invalidArgument, notFound } from '../../domain/errors.ts';
+import { ApiError, invalidArgument, notFound } from '../../domain/errors.ts';
 import { FieldViolationSchema, RetryInfoSchema } from '../../gen/tms/v1/error_details_pb.ts';
 import { ParadoxSchema } from '../../gen/tms/v1/paradox_pb.ts';
-import { errorBody, httpStatusOf, toApiError } from '../errors.ts';
+import { bodyTooLarge, errorBody, httpStatusOf, toApiError, unsupportedContentType } from '../errors.ts';
 import { messageRef, type SchemaComponents } from './openapi-messages.ts';
 
 /**
@@ -77,17 +77,12 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; err
   PayloadTooLarge: {
     status: '413',
     description: 'resource_exhausted: the body is over TMS_BODY_LIMIT_BYTES.',
-    error: new ApiError('resource_exhausted', 'request body: larger than the limit of 1048576 bytes', [], 413),
+    error: bodyTooLarge(1048576),
   },
   UnsupportedMediaType: {
     status: '415',
     description: 'invalid_argument: the body is not application/json.',
-    error: new ApiError(
-      'invalid_argument',
-      'request body: Content-Type must be application/json, got "text/plain"',
-      [fieldViolation('request body', 'Content-Type must be application/json, got "text/plain"')],
-      415,
-    ),
+    error: unsupportedContentType('application/json', 'text/plain'),
   },
   TooManyRequests: {
     status: '429',

@@ -3,10 +3,10 @@ import type { OperationTable } from '../../api/operation.ts';
 import type { Gate } from '../gate.ts';
 import type { RequestState } from '../request-state.ts';
 import type { RestRoute } from './routes.ts';
-import { ApiError, fieldViolation, invalidArgument } from '../../domain/errors.ts';
+import { ApiError, invalidArgument } from '../../domain/errors.ts';
 import { parseInput } from '../../api/validation.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
-import { toApiError } from '../errors.ts';
+import { REQUEST_BODY, toApiError, unsupportedContentType } from '../errors.ts';
 import { clientAddress, closeIfBodyUnread, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
 
 export interface RestDeps {
@@ -59,23 +59,20 @@ function answerError(res: AnyResponse, state: RequestState, thrown: unknown, hea
   sendError(res, error, { 'x-request-id': state.requestId, ...headers });
 }
 
-/** The field name error details use for the body as a whole (`proto/tms/v1/error_details.proto`). */
-const BODY = 'request body';
 
 function parseJsonBody(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
   if (raw.length === 0) return {};
   if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
-    const problem = `Content-Type must be application/json, got ${JSON.stringify(contentType)}`;
-    throw new ApiError('invalid_argument', `${BODY}: ${problem}`, [fieldViolation(BODY, problem)], 415);
+    throw unsupportedContentType('application/json', contentType);
   }
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw invalidArgument(BODY, `not valid JSON (${(error as Error).message})`);
+    throw invalidArgument(REQUEST_BODY, `not valid JSON (${(error as Error).message})`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidArgument(BODY, 'must be a JSON object');
+    throw invalidArgument(REQUEST_BODY, 'must be a JSON object');
   }
   return value as Record<string, unknown>;
 }
