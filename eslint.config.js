@@ -18,6 +18,18 @@ const noHtmlInjection = {
   'no-new-func': 'error',
 };
 
+/** Each storage backend's driver is imported only inside that backend's folder (src/store/<backend>/). */
+const backendDrivers = (allowed) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: ['level', 'classic-level', 'abstract-level', 'pg', 'pg-copy-streams']
+        .filter((name) => !allowed.includes(name))
+        .map((name) => ({ name, message: 'A storage driver belongs in its backend folder, src/store/<backend>/.' })),
+    },
+  ],
+});
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'src/gen/', 'data/', '**/dist/', '.tmp/'] },
   js.configs.recommended,
@@ -30,4 +42,6 @@ export default tseslint.config(
     },
   },
   { files: ['console/**/*.{ts,tsx}'], rules: noHtmlInjection },
+  { files: ['src/**/*.ts'], ignores: ['src/store/level/**'], rules: backendDrivers([]) },
+  { files: ['src/store/level/**/*.ts'], rules: backendDrivers(['level', 'classic-level', 'abstract-level']) },
 );

@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { Level } from 'level';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { createContextValues } from '@connectrpc/connect';
 import type { Config } from './config.ts';
 import type { Logger } from './observability/logger.ts';
-import { LevelTimelineStore } from './store/level-store.ts';
+import { openStorage } from './store/storage.ts';
 import { AccessControl } from './accounts/access.ts';
-import { LevelSavedRequestStore } from './saved-requests/level-saved-request-store.ts';
 import { SavedRequests } from './saved-requests/saved-requests.ts';
 import { assertCovered } from './accounts/authorization.ts';
 import { RateLimiter } from './accounts/rate-limit.ts';
@@ -65,27 +63,24 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   };
 
   try {
-    const db = new Level<Uint8Array, Uint8Array>(config.dataDir, { keyEncoding: 'view', valueEncoding: 'view' });
-    await db.open();
-    closers.push(() => db.close());
     // primary belongs to no account: everyone may read it, only admins may change it.
-    const store = new LevelTimelineStore(db, { primaryOwner: '' });
-    await store.open();
-    closers.push(() => store.close());
+    const storage = await openStorage({ dataDir: config.dataDir, primaryOwner: '' });
+    closers.push(() => storage.close());
+    const store = storage.timelines;
     if (config.seedCatalogue) {
       readiness.starting('loading the catalogue');
       const loaded = await loadCatalogueIfEmpty(store);
       if (loaded) logger.info({ events: loaded }, 'catalogue loaded into primary');
     }
     readiness.starting('opening accounts');
-    const access = await AccessControl.open(db, { sessionTtlMs: config.sessionTtlMs, throttle: { lockMs: config.loginLockMs } });
+    const access = await AccessControl.open(storage.accounts, { sessionTtlMs: config.sessionTtlMs, throttle: { lockMs: config.loginLockMs } });
     closers.push(() => access.close());
     const bootstrap = await access.ensureAdmin(config.adminKey ? { adminKey: config.adminKey } : {});
     const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});
     closers.push(() => pool.close());
     readiness.addCheck(() => pool.problem());
     const metrics = new Metrics(pool);
-    const savedRequests = new SavedRequests(await LevelSavedRequestStore.open(db));
+    const savedRequests = new SavedRequests(storage.savedRequests);
     const operations = createOperations({ store, pool, access, savedRequests, config });
     // A new RPC without a row in the authorization table must fail at start, not serve unguarded.
     assertCovered(rpcMethods.keys());

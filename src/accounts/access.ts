@@ -1,7 +1,6 @@
 import { ApiError, invalidArgument } from '../domain/errors.ts';
 import { WriterQueues } from '../store/writer-queues.ts';
-import { AccountStore } from './account-store.ts';
-import type { RootDb } from './account-store.ts';
+import type { AccountStore } from './account-store.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import type { ThrottleOptions } from './login-throttle.ts';
 import { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './password-hash.ts';
@@ -125,8 +124,7 @@ export class AccessControl {
     this.timer.unref();
   }
 
-  static async open(db: RootDb, options: AccessOptions = {}): Promise<AccessControl> {
-    const store = await AccountStore.open(db);
+  static async open(store: AccountStore, options: AccessOptions = {}): Promise<AccessControl> {
     const loaded = await store.loadAll();
     const access = new AccessControl(store, options);
     for (const account of loaded.accounts) access.accounts.set(account.username, account);

@@ -1,4 +1,4 @@
-import { Level } from 'level';
+import { openStorage } from '../store/storage.ts';
 import { AccessControl } from './access.ts';
 import type { AccessOptions } from './access.ts';
 
@@ -14,27 +14,23 @@ export interface OfflineAccess {
  */
 export async function openOffline(dataDir: string, options: { create?: boolean } & AccessOptions = {}): Promise<OfflineAccess> {
   const { create = false, ...accessOptions } = options;
-  const db = new Level<Uint8Array, Uint8Array>(dataDir, {
-    keyEncoding: 'view',
-    valueEncoding: 'view',
-    createIfMissing: create,
-  });
+  let storage;
   try {
-    await db.open();
+    storage = await openStorage({ dataDir, create, primaryOwner: '' });
   } catch (error) {
     throw new Error(explainOpenFailure(dataDir, error), { cause: error });
   }
   try {
-    const access = await AccessControl.open(db, accessOptions);
+    const access = await AccessControl.open(storage.accounts, accessOptions);
     return {
       access,
       async close() {
         await access.close();
-        await db.close();
+        await storage.close();
       },
     };
   } catch (error) {
-    await db.close();
+    await storage.close();
     throw error;
   }
 }

@@ -1,9 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
-import { Level } from 'level';
 import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
-import { LevelTimelineStore } from '../store/level-store.ts';
+import { openStorage, type Storage } from '../store/storage.ts';
 import { SYNTHETIC_DEFAULTS, generateSyntheticEvents } from '../synthetic/generator.ts';
 
 export interface GenerateOptions {
@@ -56,20 +55,19 @@ export async function runGenerate(options: GenerateOptions): Promise<{ loaded: n
     maxCauses: options.maxCauses,
   });
   await mkdir(options.dataDir, { recursive: true });
-  const db = new Level<Uint8Array, Uint8Array>(options.dataDir, { keyEncoding: 'view', valueEncoding: 'view' });
+  let storage: Storage;
   try {
-    await db.open();
+    // primary belongs to no account, as when the server creates it.
+    storage = await openStorage({ dataDir: options.dataDir, primaryOwner: '' });
   } catch (error) {
     const reason = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
     throw new Error(`cannot open the data folder ${options.dataDir}: ${reason} (is the server running on it?)`, { cause: error });
   }
-  // primary belongs to no account, as when the server creates it.
-  const store = new LevelTimelineStore(db, { primaryOwner: '' });
+  const store = storage.timelines;
   const bar = options.progress
     ? new SingleBar({ stream: process.stderr, hideCursor: true, etaBuffer: 50, format: 'generate [{bar}] {percentage}% | {value}/{total} events | {eta_formatted} left' }, Presets.shades_classic)
     : undefined;
   try {
-    await store.open();
     bar?.start(options.events, 0);
     const started = performance.now();
     const loaded = await store.bulkLoad(options.timeline, events, {
@@ -80,7 +78,6 @@ export async function runGenerate(options: GenerateOptions): Promise<{ loaded: n
     return { loaded, seconds: (performance.now() - started) / 1000 };
   } finally {
     bar?.stop();
-    await store.close();
-    await db.close();
+    await storage.close();
   }
 }

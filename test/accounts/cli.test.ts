@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Level } from 'level';
 import { AccessControl } from '../../src/accounts/access.ts';
+import { openStorage } from '../../src/store/storage.ts';
 import { secretsInFiles } from './support.ts';
 
 const cliScript = new URL('./fixtures/accounts-cli.ts', import.meta.url).pathname;
@@ -37,14 +37,13 @@ function runNode(args: string[], env: Record<string, string> = {}): Promise<Run>
 
 /** Opens the folder in this process to check what the commands did, then lets go of it. */
 async function withAccess<T>(dir: string, work: (access: AccessControl) => Promise<T> | T): Promise<T> {
-  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await db.open();
-  const access = await AccessControl.open(db);
+  const storage = await openStorage({ dataDir: dir, create: false });
+  const access = await AccessControl.open(storage.accounts);
   try {
     return await work(access);
   } finally {
     await access.close();
-    await db.close();
+    await storage.close();
   }
 }
 

@@ -2,8 +2,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Level } from 'level';
 import { AccessControl } from '../../src/accounts/access.ts';
+import { openStorage, type Storage } from '../../src/store/storage.ts';
 import type { AccessOptions } from '../../src/accounts/access.ts';
 import { OPERATOR } from '../../src/accounts/principal.ts';
 import type { Principal, Scope } from '../../src/accounts/principal.ts';
@@ -22,7 +22,7 @@ export class Clock {
 
 export interface Harness {
   dir: string;
-  db: Level<Uint8Array, Uint8Array>;
+  storage: Storage;
   access: AccessControl;
   clock: Clock;
   /** Closes and opens the same folder again (what a restart sees). */
@@ -35,10 +35,9 @@ export async function openHarness(options: AccessOptions = {}): Promise<Harness>
   const dir = await mkdtemp(join(tmpdir(), 'tms-accounts-'));
   const clock = new Clock();
   const open = async (extra: AccessOptions) => {
-    const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-    await db.open();
-    const access = await AccessControl.open(db, { now: clock.now, scrypt: CHEAP_SCRYPT, ...options, ...extra });
-    return { db, access };
+    const storage = await openStorage({ dataDir: dir });
+    const access = await AccessControl.open(storage.accounts, { now: clock.now, scrypt: CHEAP_SCRYPT, ...options, ...extra });
+    return { storage, access };
   };
   const harness: Harness = {
     dir,
@@ -50,7 +49,7 @@ export async function openHarness(options: AccessOptions = {}): Promise<Harness>
     },
     async close() {
       await harness.access.close();
-      await harness.db.close();
+      await harness.storage.close();
     },
     async remove() {
       await rm(dir, { recursive: true, force: true });

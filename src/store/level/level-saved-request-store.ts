@@ -1,6 +1,6 @@
 import type { AbstractLevel, AbstractSublevel } from 'abstract-level';
-import type { SavedRequestRecord } from './records.ts';
-import type { SavedRequestStore } from './saved-request-store.ts';
+import type { SavedRequestRecord } from '../../saved-requests/records.ts';
+import type { SavedRequestStore } from '../../saved-requests/saved-request-store.ts';
 
 type Format = string | Buffer | Uint8Array;
 type Stored = SavedRequestRecord | { owner: string; id: string };

@@ -3,35 +3,35 @@
  * writes only its own versions and reads fall through its chain. Every write runs in its timeline's queue
  * and is one synced batch; every read caps each level at the LSN it had committed when the read started.
  */
-import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
-import { ApiError, invalidArgument, notAManipulation, notFound } from '../domain/errors.ts';
-import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../time/index.ts';
-import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
-import type { CausalGraph } from '../analysis/causal-graph.ts';
-import { buildCausalGraphInSlices, concatSnapshotSteps } from './causal-graph-builder.ts';
-import { CausalGraphCache } from './causal-graph-cache.ts';
-import { ChainView } from './chain-view.ts';
+import { PRIMARY_TIMELINE_ID } from '../../domain/timelines.ts';
+import { ApiError, invalidArgument, notAManipulation, notFound } from '../../domain/errors.ts';
+import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../../time/index.ts';
+import { TimeSlicer, runInSlices } from '../../analysis/time-slices.ts';
+import type { CausalGraph } from '../../analysis/causal-graph.ts';
+import { buildCausalGraphInSlices, concatSnapshotSteps } from '../causal-graph-builder.ts';
+import { CausalGraphCache } from '../causal-graph-cache.ts';
+import { ChainView } from '../chain-view.ts';
 import { searchChain } from './chain-search.ts';
-import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, happens, summarise } from './event-codec.ts';
-import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
-import { checkId, newEventId, newTimelineId } from './ids.ts';
+import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, happens, summarise } from '../event-codec.ts';
+import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from '../genesis-snapshot.ts';
+import { checkId, newEventId, newTimelineId } from '../ids.ts';
 import {
   chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
   utf8, versionKey, wordIndexPrefix,
 } from './keys.ts';
 import { KeyValueSpace, type RootDatabase, type WriteOp } from './kv-space.ts';
-import { locationWords } from './location-words.ts';
-import { LsnClock } from './lsn-clock.ts';
-import { decodeCursor, encodeCursor, queryFingerprint } from './page-cursor.ts';
-import { SearchPageCache } from './search-cache.ts';
-import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from './timeline-registry.ts';
+import { locationWords } from '../location-words.ts';
+import { LsnClock } from '../lsn-clock.ts';
+import { decodeCursor, encodeCursor, queryFingerprint } from '../page-cursor.ts';
+import { SearchPageCache } from '../search-cache.ts';
+import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from '../timeline-registry.ts';
 import {
   type AnchorRecord, type BulkLoadOptions, type CausalGraphOptions, type CausalGraphRead, type EventRecord, type GenesisEvent,
   type ManipulationResult, type NewEvent, type NewTimeline, type Outcome, type Precheck, type RevertResult, type SearchPage,
   type SearchQuery, type TimelineRecord, type TimelineStore,
-} from './types.ts';
-import { VersionIndex, visibleVersion, type VersionInfo } from './version-index.ts';
-import { WriterQueues } from './writer-queues.ts';
+} from '../types.ts';
+import { VersionIndex, visibleVersion, type VersionInfo } from '../version-index.ts';
+import { WriterQueues } from '../writer-queues.ts';
 
 export type { RootDatabase } from './kv-space.ts';
 

@@ -4,15 +4,15 @@
  * (time, event_id) order. A level's entry is dropped when a closer level has a visible version of the same
  * event (shadowing). Cost is proportional to the page, not to the timeline's size.
  */
-import { INSTANT_KEY_BYTES } from '../time/index.ts';
-import { ChainView } from './chain-view.ts';
-import { decodeRecord } from './event-codec.ts';
-import { locationWords } from './location-words.ts';
+import { INSTANT_KEY_BYTES } from '../../time/index.ts';
+import { ChainView } from '../chain-view.ts';
+import { decodeRecord } from '../event-codec.ts';
+import { locationWords } from '../location-words.ts';
 import { prefixEnd, sortKey, Tag, timeIndexPrefix, versionKey, wordIndexPrefix } from './keys.ts';
 import type { KeyValueSpace, EntryReader } from './kv-space.ts';
-import type { ChainLink } from './timeline-registry.ts';
-import type { EventRecord } from './types.ts';
-import { visibleVersion, type VersionIndex } from './version-index.ts';
+import type { ChainLink } from '../timeline-registry.ts';
+import type { EventRecord } from '../types.ts';
+import { visibleVersion, type VersionIndex } from '../version-index.ts';
 
 export interface ChainQuery {
   /** Normalised, de-duplicated. */

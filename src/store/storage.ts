@@ -1,0 +1,26 @@
+import type { AccountStore } from '../accounts/account-store.ts';
+import type { SavedRequestStore } from '../saved-requests/saved-request-store.ts';
+import type { TimelineStore } from './types.ts';
+import { openLevelStorage } from './level/open-level-storage.ts';
+
+/** Everything tms keeps, in one backend: what the service and the command-line tools open. */
+export interface Storage {
+  timelines: TimelineStore;
+  accounts: AccountStore;
+  savedRequests: SavedRequestStore;
+  /** Closes the stores, then the backend; the stores' own writes in flight finish first. */
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  /** The embedded LevelDB's folder. */
+  dataDir: string;
+  /** Make the folder when it does not exist (the server does; the account tools do not). */
+  create?: boolean;
+  /** The owner of `primary` when the store creates it (`''`: no account; everyone reads it, admins change it). */
+  primaryOwner?: string;
+}
+
+export function openStorage(options: StorageOptions): Promise<Storage> {
+  return openLevelStorage(options);
+}
