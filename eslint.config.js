@@ -42,6 +42,7 @@ export default tseslint.config(
     },
   },
   { files: ['console/**/*.{ts,tsx}'], rules: noHtmlInjection },
-  { files: ['src/**/*.ts'], ignores: ['src/store/level/**'], rules: backendDrivers([]) },
+  { files: ['src/**/*.ts'], ignores: ['src/store/level/**', 'src/store/postgres/**'], rules: backendDrivers([]) },
   { files: ['src/store/level/**/*.ts'], rules: backendDrivers(['level', 'classic-level', 'abstract-level']) },
+  { files: ['src/store/postgres/**/*.ts'], rules: backendDrivers(['pg', 'pg-copy-streams']) },
 );

@@ -1,0 +1,87 @@
+import type pg from 'pg';
+import { inTransaction } from './transaction.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every schema change, in order; a released one is never edited, only followed by a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'accounts, API keys, login sessions, saved console requests',
+    sql: `
+      CREATE TABLE account (username text COLLATE "C" PRIMARY KEY, record jsonb NOT NULL);
+      CREATE TABLE api_key (key_id text COLLATE "C" PRIMARY KEY, record jsonb NOT NULL);
+      CREATE TABLE login_session (session_id text COLLATE "C" PRIMARY KEY, record jsonb NOT NULL);
+      CREATE TABLE saved_request (
+        owner text COLLATE "C" NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        share_token text COLLATE "C" UNIQUE,
+        record jsonb NOT NULL,
+        PRIMARY KEY (owner, id)
+      );
+    `,
+  },
+];
+
+export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;
+
+export interface MigrationOutcome {
+  from: number;
+  to: number;
+}
+
+/** SQLSTATEs of two sessions creating the same object at once with IF NOT EXISTS: the loser tries again. */
+const CREATED_CONCURRENTLY = new Set(['23505', '42P07', '42P06']);
+
+/**
+ * Brings the schema to the latest version, exactly once however many nodes start together: the version row
+ * is locked (a row lock, not an advisory lock, which distributed PostgreSQL-compatible engines lack) for the
+ * whole transaction that applies the missing migrations.
+ */
+export async function migrate(pool: pg.Pool, schema: string, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationOutcome> {
+  await createVersionTable(pool, schema);
+  return inTransaction(pool, async (client) => {
+    // Another node may be migrating: wait for it rather than fail at the usual lock limit.
+    await client.query(`SET LOCAL lock_timeout = '120s'`);
+    await client.query('SET LOCAL statement_timeout = 0');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM tms_schema_version FOR UPDATE');
+    const from = rows[0]!.version;
+    const latest = migrations.at(-1)?.version ?? 0;
+    if (from > latest) {
+      throw new Error(`the database's tms schema is version ${from}, newer than this build's ${latest}: run a newer tms`);
+    }
+    for (const migration of migrations.filter((m) => m.version > from)) {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO tms_migration_log (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    }
+    await client.query('UPDATE tms_schema_version SET version = $1', [Math.max(from, latest)]);
+    return { from, to: Math.max(from, latest) };
+  });
+}
+
+async function createVersionTable(pool: pg.Pool, schema: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await pool.query(`
+        CREATE TABLE IF NOT EXISTS tms_schema_version (
+          one boolean PRIMARY KEY DEFAULT true CHECK (one),
+          version integer NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS tms_migration_log (
+          version integer PRIMARY KEY,
+          name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        );
+        INSERT INTO tms_schema_version (version) VALUES (0) ON CONFLICT DO NOTHING;
+      `);
+      return;
+    } catch (error) {
+      if (attempt >= 5 || !CREATED_CONCURRENTLY.has((error as { code?: string }).code ?? '')) throw error;
+    }
+  }
+}

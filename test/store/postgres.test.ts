@@ -1,0 +1,154 @@
+// The PostgreSQL backend's own machinery: bounded waits, retried transactions, migrations that run once.
+// The cases that need a server run when TMS_TEST_DATABASE_URL is set (as `.ci/run` does).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type pg from 'pg';
+import { openPool } from '../../src/store/postgres/pool.ts';
+import { inTransaction } from '../../src/store/postgres/transaction.ts';
+import { LATEST_VERSION, MIGRATIONS, migrate } from '../../src/store/postgres/migrations.ts';
+import { TEST_DATABASE_URL, dropSchema, freshSchema } from '../support/backends.ts';
+
+const codeOf = (error: unknown) => (error as { code?: string }).code;
+
+test('a schema name that is not a plain identifier is refused before anything connects', () => {
+  for (const schema of ['Public', 'a-b', 'x; DROP TABLE account', '']) {
+    assert.throws(() => openPool({ url: 'postgres://127.0.0.1:1/tms', schema }), /PostgreSQL schema .*lower-case letters, digits and _/);
+  }
+});
+
+test('a database nobody listens on fails at once, not after a hang', async () => {
+  const pool = openPool({ url: 'postgres://tms@127.0.0.1:1/tms', connectTimeoutMs: 2_000 });
+  const started = performance.now();
+  try {
+    await pool.query('SELECT 1');
+    assert.unreachable('connected to port 1');
+  } catch (error) {
+    assert.is(codeOf(error), 'ECONNREFUSED');
+  } finally {
+    await pool.end();
+  }
+  assert.ok(performance.now() - started < 2_000);
+});
+
+if (TEST_DATABASE_URL) {
+  const url = TEST_DATABASE_URL;
+  const withPools = async (count: number, work: (pools: pg.Pool[], schema: string) => Promise<void>, options = {}) => {
+    const schema = freshSchema();
+    const pools = Array.from({ length: count }, () => openPool({ url, schema, ...options }));
+    try {
+      await work(pools, schema);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+      await dropSchema(url, schema);
+    }
+  };
+
+  test('nodes starting together on an empty database run each migration exactly once', async () => {
+    await withPools(4, async (pools, schema) => {
+      const outcomes = await Promise.all(pools.map((pool) => migrate(pool, schema)));
+      assert.equal(outcomes.filter((o) => o.from === 0), [{ from: 0, to: LATEST_VERSION }], 'one node migrated');
+      assert.ok(outcomes.every((o) => o.to === LATEST_VERSION));
+      const log = await pools[0]!.query('SELECT version FROM tms_migration_log ORDER BY version');
+      assert.equal(log.rows.map((row) => row.version), MIGRATIONS.map((m) => m.version));
+      assert.equal(await migrate(pools[1]!, schema), { from: LATEST_VERSION, to: LATEST_VERSION }, 'a restart has nothing to do');
+    });
+  });
+
+  test('a database a newer build migrated is refused with what to do', async () => {
+    await withPools(1, async ([pool], schema) => {
+      await migrate(pool!, schema);
+      await pool!.query('UPDATE tms_schema_version SET version = $1', [LATEST_VERSION + 1]);
+      try {
+        await migrate(pool!, schema);
+        assert.unreachable('migrated a newer schema');
+      } catch (error) {
+        assert.match(String(error), `the database's tms schema is version ${LATEST_VERSION + 1}, newer than this build's ${LATEST_VERSION}: run a newer tms`);
+      }
+    });
+  });
+
+  test('a migration that fails leaves the schema as it was, the earlier steps of the same run included', async () => {
+    await withPools(1, async ([pool], schema) => {
+      const broken = [...MIGRATIONS, { version: LATEST_VERSION + 1, name: 'broken', sql: 'CREATE TABLE fine (x int); SELECT no_such_function()' }];
+      try {
+        await migrate(pool!, schema, broken);
+        assert.unreachable('a broken migration succeeded');
+      } catch (error) {
+        assert.is(codeOf(error), '42883');
+      }
+      const version = await pool!.query('SELECT version FROM tms_schema_version');
+      assert.is(version.rows[0].version, 0);
+      const tables = await pool!.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema]);
+      assert.equal(tables.rows.map((row) => row.table_name), ['tms_migration_log', 'tms_schema_version']);
+    });
+  });
+
+  test('every wait is bounded: a statement, a lock, and a connection from a full pool', async () => {
+    await withPools(1, async ([pool]) => {
+      try {
+        await pool!.query('SELECT pg_sleep(2)');
+        assert.unreachable('the statement ran past its limit');
+      } catch (error) {
+        assert.is(codeOf(error), '57014', 'query_canceled by statement_timeout');
+      }
+    }, { statementTimeoutMs: 100 });
+    await withPools(1, async ([pool], schema) => {
+      await migrate(pool!, schema);
+      const holder = await pool!.connect();
+      await holder.query('BEGIN');
+      await holder.query('SELECT * FROM tms_schema_version FOR UPDATE');
+      try {
+        const waiting = await pool!.connect();
+        try {
+          await waiting.query('SELECT * FROM tms_schema_version FOR UPDATE');
+          assert.unreachable('took a lock that is held');
+        } catch (error) {
+          assert.is(codeOf(error), '55P03', 'lock_not_available by lock_timeout');
+        } finally {
+          waiting.release();
+        }
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+    }, { lockTimeoutMs: 100, statementTimeoutMs: 5_000 });
+    await withPools(1, async ([pool]) => {
+      const held = await pool!.connect();
+      try {
+        await pool!.connect();
+        assert.unreachable('a second connection from a pool of one');
+      } catch (error) {
+        assert.match(String(error), /timeout/i);
+      } finally {
+        held.release();
+      }
+    }, { maxConnections: 1, connectTimeoutMs: 200 });
+  });
+
+  test('a transaction that meets a serialization failure runs again from the start, and its first try left nothing', async () => {
+    await withPools(1, async ([pool], schema) => {
+      await migrate(pool!, schema);
+      let attempts = 0;
+      const result = await inTransaction(pool!, async (client) => {
+        attempts++;
+        await client.query(`INSERT INTO account (username, record) VALUES ($1, '{}')`, [`try-${attempts}`]);
+        if (attempts === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+        return 'done';
+      });
+      assert.is(result, 'done');
+      assert.is(attempts, 2);
+      const rows = await pool!.query('SELECT username FROM account ORDER BY 1');
+      assert.equal(rows.rows.map((row) => row.username), ['try-2']);
+      try {
+        await inTransaction(pool!, async () => {
+          throw Object.assign(new Error('duplicate'), { code: '23505' });
+        });
+        assert.unreachable('an error that is not a retryable one was retried away');
+      } catch (error) {
+        assert.is(codeOf(error), '23505');
+      }
+    });
+  });
+}
+
+test.run();
