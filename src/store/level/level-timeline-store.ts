@@ -4,7 +4,8 @@
  * and is one synced batch; every read caps each level at the LSN it had committed when the read started.
  */
 import { PRIMARY_TIMELINE_ID } from '../../domain/timelines.ts';
-import { ApiError, invalidArgument, notAManipulation, notFound } from '../../domain/errors.ts';
+import { ApiError, invalidArgument, notFound } from '../../domain/errors.ts';
+import { checkManipulable, eventNotFound, newEventIdTaken, newEventRecord, planManipulation, planRevert } from '../../domain/event-rules.ts';
 import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../../time/index.ts';
 import { TimeSlicer, runInSlices } from '../../analysis/time-slices.ts';
 import type { CausalGraph } from '../../analysis/causal-graph.ts';
@@ -64,7 +65,6 @@ const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BULK_BATCH = 5000;
 const MEMORY_SCAN_LIMIT = 256;
 const SEARCH_CACHE_EVENTS = 50_000;
-const STRUCTURAL_CANCEL = new Set(['prevent', 'cancel']);
 
 /** Cached pages are shared by every caller that asks the same question: nobody may change them. */
 function freezeRecord(record: EventRecord): EventRecord {
@@ -471,40 +471,13 @@ export class LevelTimelineStore implements TimelineStore {
     if (outcome.new_event_id !== undefined) checkId('new_outcome.new_event_id', outcome.new_event_id);
     return this.write(timelineId, async (state, chain) => {
       const found = await this.resolve(chain, eventId);
-      if (!found) throw new ApiError('not_found', `event "${eventId}" not found on timeline "${timelineId}"`);
-      const original = found.record;
-      if (original.superseded_by !== undefined) {
-        throw new ApiError('aborted', `event "${eventId}" was already superseded by "${original.superseded_by}" on timeline "${timelineId}"`);
-      }
-      if (original.status === 'reverted' || original.status === 'cancelled') {
-        throw failed(`event "${eventId}" is ${original.status} on timeline "${timelineId}" and cannot be manipulated`);
-      }
+      if (!found) throw eventNotFound(eventId, timelineId);
+      checkManipulable(timelineId, found.record);
       const newId = outcome.new_event_id ?? newEventId();
-      if (outcome.new_event_id !== undefined && (await this.resolve(chain, newId))) {
-        throw new ApiError('already_exists', `new_outcome.new_event_id: event "${newId}" already exists on timeline "${timelineId}"`);
-      }
-      const changes = outcome.changes.map((change) => ({ action: change.action, time: formatInstant(change.time) }));
-      const structural = (change: { action: string }): string => change.action.trim().toLowerCase();
-      const reschedule = [...changes].reverse().find((change) => structural(change) === 'reschedule');
-      const cancelled = changes.some((change) => STRUCTURAL_CANCEL.has(structural(change)));
-      const created: EventRecord = {
-        event_id: newId,
-        timeline_id: timelineId,
-        description: outcome.description,
-        time: reschedule?.time ?? original.time,
-        location: original.location,
-        causes: [...original.causes],
-        status: cancelled ? 'cancelled' : 'manipulated',
-        supersedes: eventId,
-        changes,
-        ...(original.kind !== undefined && { kind: original.kind }),
-        ...(original.traveller !== undefined && { traveller: original.traveller }),
-        created_by: actor,
-        created_at: isoNow(),
-      };
-      const superseded: EventRecord = { ...original, timeline_id: timelineId, superseded_by: newId };
+      if (outcome.new_event_id !== undefined && (await this.resolve(chain, newId))) throw newEventIdTaken(newId, timelineId);
+      const { superseded, created } = planManipulation(timelineId, found.record, outcome, newId, actor);
       if (precheck) await precheck({ timeline_id: timelineId, original: superseded, created });
-      const previousHere = found.level === state.record.level ? original : undefined;
+      const previousHere = found.level === state.record.level ? found.record : undefined;
       await this.commitVersions(
         state,
         [{ record: superseded, previousHere }, { record: created }],
@@ -517,34 +490,15 @@ export class LevelTimelineStore implements TimelineStore {
   async revert(timelineId: string, manipulatedEventId: string, actor: string): Promise<RevertResult> {
     return this.write(timelineId, async (state, chain) => {
       const found = await this.resolve(chain, manipulatedEventId);
-      if (!found) throw new ApiError('not_found', `event "${manipulatedEventId}" not found on timeline "${timelineId}"`);
-      const manipulated = found.record;
-      if (manipulated.supersedes === undefined) {
-        throw notAManipulation(manipulatedEventId);
-      }
-      if (manipulated.status === 'reverted') {
-        throw failed(`event "${manipulatedEventId}" was already reverted on timeline "${timelineId}"`);
-      }
-      if (manipulated.superseded_by !== undefined) {
-        throw failed(
-          `event "${manipulatedEventId}" was itself superseded by "${manipulated.superseded_by}" on timeline "${timelineId}"; revert that event first`,
-        );
-      }
-      const originalFound = await this.resolve(chain, manipulated.supersedes);
-      if (!originalFound || originalFound.record.superseded_by !== manipulatedEventId) {
-        throw failed(
-          `event "${manipulated.supersedes}" is not superseded by "${manipulatedEventId}" on timeline "${timelineId}"; nothing to restore`,
-        );
-      }
+      if (!found) throw eventNotFound(manipulatedEventId, timelineId);
+      const originalFound = found.record.supersedes === undefined ? undefined : await this.resolve(chain, found.record.supersedes);
+      const { reverted, restored } = planRevert(timelineId, found.record, originalFound?.record, actor);
       const here = state.record.level;
-      const reverted: EventRecord = { ...manipulated, timeline_id: timelineId, status: 'reverted', reverted_by: actor, reverted_at: isoNow() };
-      const restored: EventRecord = { ...originalFound.record, timeline_id: timelineId };
-      delete restored.superseded_by;
       await this.commitVersions(
         state,
         [
-          { record: reverted, previousHere: found.level === here ? manipulated : undefined },
-          { record: restored, previousHere: originalFound.level === here ? originalFound.record : undefined },
+          { record: reverted, previousHere: found.level === here ? found.record : undefined },
+          { record: restored, previousHere: originalFound!.level === here ? originalFound!.record : undefined },
         ],
         [],
       );
@@ -554,19 +508,7 @@ export class LevelTimelineStore implements TimelineStore {
 
   async insertEvent(timelineId: string, event: NewEvent, actor: string): Promise<EventRecord> {
     return this.write(timelineId, async (state) => {
-      const record: EventRecord = {
-        event_id: newEventId(),
-        timeline_id: timelineId,
-        description: event.description,
-        time: formatInstant(event.time),
-        location: event.location,
-        causes: [...event.causes],
-        status: 'original',
-        ...(event.kind !== undefined && { kind: event.kind }),
-        ...(event.traveller !== undefined && { traveller: event.traveller }),
-        created_by: actor,
-        created_at: isoNow(),
-      };
+      const record = newEventRecord(timelineId, newEventId(), event, actor);
       await this.commitVersions(state, [{ record }], []);
       return record;
     });
