@@ -4,7 +4,7 @@ import type { ApiError } from '../../src/domain/errors.ts';
 import { decodeSummary, encodeSummary } from '../../src/store/event-codec.ts';
 import { decodeSnapshot, encodeSnapshot, GenesisAccumulator } from '../../src/store/genesis-snapshot.ts';
 import { randomId } from '../../src/store/ids.ts';
-import { parseVersionKey, prefixEnd, Tag, versionKey } from '../../src/store/level/keys.ts';
+import { parseVersionKey, prefixEnd, Tag, versionKey } from '../../src/store/keys.ts';
 import { locationWords } from '../../src/store/location-words.ts';
 import { LsnClock } from '../../src/store/lsn-clock.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../../src/store/page-cursor.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { levelPrefix, prefixEnd, Tag, tagKey } from '../../src/store/level/keys.ts';
+import { levelPrefix, prefixEnd, Tag, tagKey } from '../../src/store/keys.ts';
 import { LevelTimelineStore } from '../../src/store/index.ts';
 import { parseInstant } from '../../src/time/index.ts';
 

@@ -1,4 +1,5 @@
 import type { AbstractBatchOptions, AbstractLevel, AbstractSublevel } from 'abstract-level';
+import type { EntryReader, KeyRange, OrderedKeyValueStore, SnapshotReads, WriteOp } from '../ordered-kv.ts';
 
 type Sublevel = AbstractSublevel<AbstractLevel<string | Buffer | Uint8Array, unknown, unknown>, string | Buffer | Uint8Array, Uint8Array, Uint8Array>;
 
@@ -11,22 +12,8 @@ export interface RootDatabase {
 // `sync` is classic-level's option (fsync before acknowledging); abstract-level's types do not list it.
 const SYNC: AbstractBatchOptions<Uint8Array, Uint8Array> & { sync: boolean } = { sync: true };
 
-export type WriteOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
-
-export interface KeyRange {
-  gt?: Uint8Array;
-  gte?: Uint8Array;
-  lt?: Uint8Array;
-  limit?: number;
-}
-
-export interface EntryReader {
-  next(count: number): Promise<[Uint8Array, Uint8Array][]>;
-  close(): Promise<void>;
-}
-
 /** Binary keys and values in one sublevel of the shared database: the only LevelDB surface the store uses. */
-export class KeyValueSpace {
+export class KeyValueSpace implements OrderedKeyValueStore {
   private readonly sub: Sublevel;
 
   constructor(
@@ -60,6 +47,11 @@ export class KeyValueSpace {
       next: (count) => iterator.nextv(count),
       close: () => iterator.close(),
     };
+  }
+
+  /** Each LevelDB iterator reads from the snapshot taken when it was made, which is all a search needs. */
+  snapshot<T>(work: (reads: SnapshotReads) => Promise<T>): Promise<T> {
+    return work({ reader: (range) => this.reader(range) });
   }
 
   async keys(range: KeyRange): Promise<Uint8Array[]> {

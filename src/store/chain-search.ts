@@ -4,15 +4,15 @@
  * (time, event_id) order. A level's entry is dropped when a closer level has a visible version of the same
  * event (shadowing). Cost is proportional to the page, not to the timeline's size.
  */
-import { INSTANT_KEY_BYTES } from '../../time/index.ts';
-import { ChainView } from '../chain-view.ts';
-import { decodeRecord } from '../event-codec.ts';
-import { locationWords } from '../location-words.ts';
+import { INSTANT_KEY_BYTES } from '../time/index.ts';
+import { ChainView } from './chain-view.ts';
+import { decodeRecord } from './event-codec.ts';
+import { locationWords } from './location-words.ts';
 import { prefixEnd, sortKey, Tag, timeIndexPrefix, versionKey, wordIndexPrefix } from './keys.ts';
-import type { KeyValueSpace, EntryReader } from './kv-space.ts';
-import type { ChainLink } from '../timeline-registry.ts';
-import type { EventRecord } from '../types.ts';
-import { visibleVersion, type VersionIndex } from '../version-index.ts';
+import type { EntryReader, OrderedKeyValueStore, SnapshotReads } from './ordered-kv.ts';
+import type { ChainLink } from './timeline-registry.ts';
+import type { EventRecord } from './types.ts';
+import { visibleVersion, type VersionIndex } from './version-index.ts';
 
 export interface ChainQuery {
   /** Normalised, de-duplicated. */
@@ -128,11 +128,27 @@ export interface ChainSearchResult {
 }
 
 export async function searchChain(
-  kv: KeyValueSpace,
+  kv: OrderedKeyValueStore,
   versions: VersionIndex,
   chain: ChainLink[],
   query: ChainQuery,
 ): Promise<ChainSearchResult> {
+  // Index entries come from one snapshot; the versions they point at never change, so they are read after it.
+  const picked = await kv.snapshot((reads) => pickCandidates(reads, versions, chain, query));
+  const page = picked.slice(0, query.limit);
+  const toRead = page.filter((candidate) => !candidate.json);
+  const read = await kv.getMany(toRead.map((c) => versionKey(Tag.version, c.level, c.eventId, c.lsn!)));
+  toRead.forEach((candidate, i) => {
+    const bytes = read[i];
+    if (!bytes) throw new Error(`store corrupt: version ${candidate.lsn} of event ${candidate.eventId} missing on level ${candidate.level}`);
+    candidate.json = bytes;
+  });
+  const events = page.map((candidate) => candidate.record ?? decodeRecord(candidate.json!));
+  return picked.length > query.limit ? { events, nextAfter: page[page.length - 1]!.key } : { events };
+}
+
+/** Up to `limit + 1` candidates in (time, id) order, merged from every level of the chain. */
+async function pickCandidates(reads: SnapshotReads, versions: VersionIndex, chain: ChainLink[], query: ChainQuery): Promise<Candidate[]> {
   const view = new ChainView(versions, chain);
   // The rarest word drives the range read; among equally rare words, the longest is a fair guess.
   const frequency = query.frequency ?? (() => 0);
@@ -178,7 +194,7 @@ export async function searchChain(
         }
         return true;
       };
-      streams.push(new IndexStream(kv.reader({ ...lower, lt: upper }), prefix.length, link.level, accept, query.limit + 1));
+      streams.push(new IndexStream(reads.reader({ ...lower, lt: upper }), prefix.length, link.level, accept, query.limit + 1));
 
       // Events changed after the cap: their as-of-cap versions, from memory.
       fromMemory(link, depth, versions.changedAfter(link.level, link.cap));
@@ -199,17 +215,7 @@ export async function searchChain(
       from.take();
       picked.push(best);
     }
-
-    const page = picked.slice(0, query.limit);
-    const toRead = page.filter((candidate) => !candidate.json);
-    const read = await kv.getMany(toRead.map((c) => versionKey(Tag.version, c.level, c.eventId, c.lsn!)));
-    toRead.forEach((candidate, i) => {
-      const bytes = read[i];
-      if (!bytes) throw new Error(`store corrupt: version ${candidate.lsn} of event ${candidate.eventId} missing on level ${candidate.level}`);
-      candidate.json = bytes;
-    });
-    const events = page.map((candidate) => candidate.record ?? decodeRecord(candidate.json!));
-    return picked.length > query.limit ? { events, nextAfter: page[page.length - 1]!.key } : { events };
+    return picked;
   } finally {
     await Promise.all(streams.map((stream) => stream.close()));
   }

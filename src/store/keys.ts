@@ -12,7 +12,7 @@
  *   a <level> <anchor_id>                   anchor (JSON)
  *   A <anchor_id>                           anchor → timeline id
  */
-import { INSTANT_KEY_BYTES } from '../../time/index.ts';
+import { INSTANT_KEY_BYTES } from '../time/index.ts';
 
 export const Tag = {
   timeline: 0x6d,

@@ -1,0 +1,38 @@
+/**
+ * What the timeline store needs of a backend: binary keys in byte order, atomic batches, and range reads that
+ * see one consistent state. LevelDB and PostgreSQL each implement it (src/store/<backend>/).
+ */
+export type WriteOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+export interface KeyRange {
+  gt?: Uint8Array;
+  gte?: Uint8Array;
+  lt?: Uint8Array;
+  limit?: number;
+}
+
+/** Entries of a range in key order, a chunk at a time. */
+export interface EntryReader {
+  next(count: number): Promise<[Uint8Array, Uint8Array][]>;
+  close(): Promise<void>;
+}
+
+/** Reads that all see the store as it stood when the snapshot began, whatever is written meanwhile. */
+export interface SnapshotReads {
+  reader(range: KeyRange): EntryReader;
+}
+
+export interface OrderedKeyValueStore {
+  open(): Promise<void>;
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+  /** All of `ops` or none, in order (a later op on the same key wins); `durable`: on disk before it resolves. */
+  write(ops: WriteOp[], durable: boolean): Promise<void>;
+  keys(range: KeyRange): Promise<Uint8Array[]>;
+  entries(range: KeyRange): Promise<[Uint8Array, Uint8Array][]>;
+  /** Runs `work` with readers on one consistent snapshot; they are closed when it settles. */
+  snapshot<T>(work: (reads: SnapshotReads) => Promise<T>): Promise<T>;
+  clear(range: KeyRange): Promise<void>;
+  /** Gives the space of deleted entries in [start, end) back, where the backend needs telling. */
+  compact(start: Uint8Array, end: Uint8Array): Promise<void>;
+}

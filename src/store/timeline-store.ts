@@ -1,0 +1,767 @@
+/**
+ * The copy-on-write timeline store over any ordered key-value backend (design: docs/storage.md). Timelines
+ * are levels; a branch writes only its own versions and reads fall through its chain. Every write runs in its
+ * timeline's queue and is one durable batch; every read caps each level at the LSN it had committed when the
+ * read started.
+ */
+import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
+import { ApiError, invalidArgument, notFound } from '../domain/errors.ts';
+import { checkManipulable, eventNotFound, newEventIdTaken, newEventRecord, planManipulation, planRevert } from '../domain/event-rules.ts';
+import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../time/index.ts';
+import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
+import type { CausalGraph } from '../analysis/causal-graph.ts';
+import { buildCausalGraphInSlices, concatSnapshotSteps } from './causal-graph-builder.ts';
+import { CausalGraphCache } from './causal-graph-cache.ts';
+import { ChainView } from './chain-view.ts';
+import { searchChain } from './chain-search.ts';
+import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, happens, summarise } from './event-codec.ts';
+import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
+import { checkId, newEventId, newTimelineId } from './ids.ts';
+import {
+  chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
+  utf8, versionKey, wordIndexPrefix,
+} from './keys.ts';
+import type { OrderedKeyValueStore, WriteOp } from './ordered-kv.ts';
+import { locationWords } from './location-words.ts';
+import { LsnClock } from './lsn-clock.ts';
+import { decodeCursor, encodeCursor, queryFingerprint } from './page-cursor.ts';
+import { SearchPageCache } from './search-cache.ts';
+import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from './timeline-registry.ts';
+import {
+  type AnchorRecord, type BulkLoadOptions, type CausalGraphOptions, type CausalGraphRead, type EventRecord, type GenesisEvent,
+  type ManipulationResult, type NewEvent, type NewTimeline, type Outcome, type Precheck, type RevertResult, type SearchPage,
+  type SearchQuery, type TimelineRecord, type TimelineStore,
+} from './types.ts';
+import { VersionIndex, visibleVersion, type VersionInfo } from './version-index.ts';
+import { WriterQueues } from './writer-queues.ts';
+
+
+export interface TimelineStoreOptions {
+  /** Description and owner of `primary` when the store creates it on first open. */
+  primaryDescription?: string;
+  primaryOwner?: string;
+  /** Up to this many versions, a level without genesis data is searched from memory, not by iterator (default 256). */
+  memoryScanLimit?: number;
+  /** Events held by the cache of recently served search pages (default 50 000; 0 turns it off). */
+  searchCacheEvents?: number;
+}
+
+interface Resolved {
+  level: number;
+  lsn: number;
+  record: EventRecord;
+}
+
+/** One event version a write adds, with the index changes it implies. */
+interface VersionWrite {
+  record: EventRecord;
+  /** The newest version on this level before the write, if it lives here (its index entries go). */
+  previousHere?: EventRecord;
+}
+
+const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
+const DEFAULT_BULK_BATCH = 5000;
+const MEMORY_SCAN_LIMIT = 256;
+const SEARCH_CACHE_EVENTS = 50_000;
+
+/** Cached pages are shared by every caller that asks the same question: nobody may change them. */
+function freezeRecord(record: EventRecord): EventRecord {
+  Object.freeze(record.causes);
+  if (record.changes) for (const change of Object.freeze(record.changes)) Object.freeze(change);
+  return Object.freeze(record);
+}
+
+const isoNow = (): string => formatInstant(nowInstant());
+
+function failed(message: string): ApiError {
+  return new ApiError('failed_precondition', message);
+}
+
+export class CopyOnWriteTimelineStore implements TimelineStore {
+  private readonly registry = new TimelineRegistry();
+  private readonly versions = new VersionIndex();
+  private readonly queues = new WriterQueues();
+  private clock = new LsnClock(0);
+  private readonly snapshots = new Map<number, Promise<GenesisSnapshot>>();
+  private readonly graphs = new CausalGraphCache();
+  private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
+  private readonly searchCache: SearchPageCache;
+  private readonly background = new Set<Promise<void>>();
+  private opened = false;
+
+  constructor(
+    private readonly kv: OrderedKeyValueStore,
+    private readonly options: TimelineStoreOptions = {},
+  ) {
+    this.searchCache = new SearchPageCache(options.searchCacheEvents ?? SEARCH_CACHE_EVENTS);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  async open(): Promise<void> {
+    if (this.opened) return;
+    await this.kv.open();
+    for (const [, value] of await this.kv.entries({ gte: tagKey(Tag.timeline), lt: prefixEnd(tagKey(Tag.timeline)) })) {
+      this.registry.add(decodeRecord<StoredTimeline>(value));
+    }
+    const tombstones = await this.kv.keys({ gte: tagKey(Tag.tombstone), lt: prefixEnd(tagKey(Tag.tombstone)) });
+    for (const key of tombstones) this.registry.reserveLevel(Buffer.from(key).readUInt32BE(1));
+    await this.loadSummaries();
+    this.clock = new LsnClock(Math.max(this.versions.maxLsn(), this.registry.highestCap()));
+    for (const state of this.registry.all()) state.committedLsn = this.versions.newestLsn(state.record.level);
+    if (!this.registry.has(PRIMARY_TIMELINE_ID)) await this.createPrimary();
+    for (const state of this.registry.all()) if (state.record.loading) await this.recoverInterruptedLoad(state);
+    this.opened = true;
+    for (const key of tombstones) this.track(this.clearLevel(Buffer.from(key).readUInt32BE(1)));
+  }
+
+  async close(): Promise<void> {
+    await this.queues.drain();
+    await Promise.all([...this.background]);
+    this.opened = false;
+  }
+
+  private track(task: Promise<void>): void {
+    const tracked = task.catch((error: unknown) => console.error('timeline store background task failed', error));
+    this.background.add(tracked);
+    void tracked.then(() => this.background.delete(tracked));
+  }
+
+  /** Every entry under `prefix`, in key order, a chunk at a time. */
+  private scan(prefix: Uint8Array, each: (key: Uint8Array, value: Uint8Array) => void): Promise<void> {
+    return this.kv.snapshot(async (reads) => {
+      const reader = reads.reader({ gte: prefix, lt: prefixEnd(prefix) });
+      try {
+        for (let entries = await reader.next(4096); entries.length > 0; entries = await reader.next(4096)) {
+          for (const [key, value] of entries) each(key, value);
+        }
+      } finally {
+        await reader.close();
+      }
+    });
+  }
+
+  private async loadSummaries(): Promise<void> {
+    await this.scan(tagKey(Tag.summary), (key, value) => {
+      const { level, eventId, lsn } = parseVersionKey(key);
+      if (this.registry.atLevel(level)) this.versions.add(level, eventId, decodeSummary(lsn, value));
+    });
+  }
+
+  private async createPrimary(): Promise<void> {
+    const record: StoredTimeline = {
+      timeline_id: PRIMARY_TIMELINE_ID,
+      kind: 'primary',
+      description: this.options.primaryDescription ?? 'The main timeline',
+      base_timeline_id: '',
+      variation: '',
+      created_at: isoNow(),
+      owner: this.options.primaryOwner ?? 'system',
+      revision: 0,
+      stability: 'Unknown',
+      level: this.registry.nextLevel(),
+      genesis_count: 0,
+      snapshot_chunks: 0,
+    };
+    await this.kv.write([this.recordPut(record)], true);
+    this.registry.add(record);
+  }
+
+  private recordPut(record: StoredTimeline): WriteOp {
+    return { type: 'put', key: tagKey(Tag.timeline, record.timeline_id), value: encodeRecord(record) };
+  }
+
+  // ---------------------------------------------------------------- timelines
+
+  private live(timelineId: string): TimelineState {
+    const state = this.registry.live(timelineId);
+    if (!state) throw notFound('timeline', timelineId);
+    return state;
+  }
+
+  private readChain(state: TimelineState): ChainLink[] {
+    return capChain(this.registry, this.registry.chain(state));
+  }
+
+  /** Changes whenever anything visible through the chain may have changed. */
+  private stamp(chain: ChainLink[]): string {
+    return chain
+      .map(({ level, cap }) => {
+        const record = this.registry.atLevel(level)?.record;
+        return `${level}:${record?.revision ?? 0}:${record?.genesis_count ?? 0}:${cap === Infinity ? '' : cap}`;
+      })
+      .join('/');
+  }
+
+  private publicRecord(state: TimelineState): TimelineRecord {
+    const { record } = state;
+    return {
+      timeline_id: record.timeline_id,
+      kind: record.kind,
+      description: record.description,
+      base_timeline_id: record.base_timeline_id,
+      variation: record.variation,
+      created_at: record.created_at,
+      owner: record.owner,
+      revision: record.revision,
+      event_count: this.eventCount(state),
+      stability: record.stability,
+    };
+  }
+
+  /**
+   * Genesis events of the chain, corrected for every event with versions above genesis (all in memory):
+   * minus those whose genesis is in the chain, plus those whose visible version happens.
+   */
+  private eventCount(state: TimelineState): number {
+    const chain = this.registry.chain(state);
+    const stamp = this.stamp(chain);
+    const cached = this.eventCounts.get(state.record.timeline_id);
+    if (cached?.stamp === stamp) return cached.count;
+    const capped = capChain(this.registry, chain);
+    let count = 0;
+    const changed = new Set<string>();
+    for (const { level } of capped) {
+      count += this.registry.atLevel(level)?.record.genesis_count ?? 0;
+      for (const id of this.versions.eventIds(level) ?? []) changed.add(id);
+    }
+    const view = new ChainView(this.versions, capped);
+    for (const id of changed) {
+      if (capped.some(({ level }) => this.versions.hasMarker(level, id))) count -= 1;
+      const visible = view.visible(id);
+      if (visible?.info.happens && !view.overridden(visible.depth, id, visible.info)) count += 1;
+    }
+    this.eventCounts.set(state.record.timeline_id, { stamp, count });
+    return count;
+  }
+
+  async createTimeline(spec: NewTimeline): Promise<TimelineRecord> {
+    if (spec.kind !== 'alternate' && spec.kind !== 'parallel') {
+      throw invalidArgument('kind', `must be "alternate" or "parallel", not ${JSON.stringify(spec.kind)}`);
+    }
+    const base = this.live(spec.base_timeline_id);
+    if (base.bulkLoading) throw failed(`timeline "${base.record.timeline_id}" is being bulk-loaded; branch it when the load is done`);
+    const timelineId = spec.timeline_id ?? newTimelineId();
+    checkId('timeline_id', timelineId);
+    if (this.registry.has(timelineId)) throw new ApiError('already_exists', `timeline "${timelineId}" already exists`);
+    const record: StoredTimeline = {
+      timeline_id: timelineId,
+      kind: spec.kind,
+      description: spec.description,
+      base_timeline_id: base.record.timeline_id,
+      variation: spec.variation,
+      created_at: isoNow(),
+      owner: spec.owner,
+      revision: 0,
+      stability: 'Unknown',
+      level: this.registry.nextLevel(),
+      genesis_count: 0,
+      snapshot_chunks: 0,
+    };
+    if (spec.kind === 'alternate') {
+      // Each level capped at its last committed batch: the one batch that may be in flight there is above it.
+      record.frozen_chain = this.readChain(base).map(({ level, cap }) => [level, cap]);
+    }
+    const state = this.registry.add(record, true);
+    try {
+      await this.kv.write([this.recordPut(record)], true);
+    } catch (error) {
+      this.registry.remove(state);
+      throw error;
+    }
+    state.pending = false;
+    return this.publicRecord(state);
+  }
+
+  async getTimeline(timelineId: string): Promise<TimelineRecord | undefined> {
+    const state = this.registry.live(timelineId);
+    return state && this.publicRecord(state);
+  }
+
+  timelineOwner(timelineId: string): string | undefined {
+    return this.registry.live(timelineId)?.record.owner;
+  }
+
+  timelinesWriting(eventId: string): string[] {
+    return this.registry
+      .all()
+      .filter((state) => this.versions.list(state.record.level, eventId)?.some((version) => version.lsn > 0))
+      .map((state) => state.record.timeline_id);
+  }
+
+  async listTimelines(): Promise<TimelineRecord[]> {
+    return this.registry.all().map((state) => this.publicRecord(state));
+  }
+
+  async setStability(timelineId: string, stability: string): Promise<TimelineRecord> {
+    this.live(timelineId);
+    return this.queues.run(timelineId, async () => {
+      const state = this.live(timelineId);
+      const record = { ...state.record, stability };
+      await this.kv.write([this.recordPut(record)], true);
+      state.record = record;
+      return this.publicRecord(state);
+    });
+  }
+
+  async deleteTimeline(timelineId: string): Promise<void> {
+    if (timelineId === PRIMARY_TIMELINE_ID) throw failed('timeline "primary" cannot be deleted');
+    const state = this.live(timelineId);
+    const children = this.registry.children(timelineId).map((child) => `"${child.record.timeline_id}"`);
+    if (children.length > 0) {
+      throw failed(`timeline "${timelineId}" has branches (${children.join(', ')}); delete them first`);
+    }
+    if (state.bulkLoading) throw failed(`timeline "${timelineId}" is being bulk-loaded`);
+    state.deleting = true;
+    const { level } = state.record;
+    try {
+      await this.queues.run(timelineId, async () => {
+        const anchorKeys = await this.kv.keys({ gte: levelPrefix(Tag.anchor, level), lt: prefixEnd(levelPrefix(Tag.anchor, level)) });
+        const ops: WriteOp[] = [
+          { type: 'del', key: tagKey(Tag.timeline, timelineId) },
+          { type: 'put', key: levelPrefix(Tag.tombstone, level), value: utf8(timelineId) },
+          ...anchorKeys.map((key): WriteOp => ({ type: 'del', key: Buffer.concat([Buffer.from([Tag.anchorOwner]), Buffer.from(key).subarray(5)]) })),
+        ];
+        await this.kv.write(ops, true);
+      });
+    } catch (error) {
+      state.deleting = false;
+      throw error;
+    }
+    this.registry.remove(state);
+    this.versions.dropLevel(level);
+    this.snapshots.delete(level);
+    this.eventCounts.delete(timelineId);
+    this.graphs.forget(timelineId);
+    await this.clearLevel(level);
+  }
+
+  /** Deletes every range a level owns, compacts them so the disk space returns, then drops the tombstone. */
+  private async clearLevel(level: number): Promise<void> {
+    for (const tag of LEVEL_TAGS) {
+      const start = levelPrefix(tag, level);
+      const end = prefixEnd(start);
+      await this.kv.clear({ gte: start, lt: end });
+      await this.kv.compact(start, end);
+    }
+    await this.kv.write([{ type: 'del', key: levelPrefix(Tag.tombstone, level) }], true);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  private async readVersion(level: number, eventId: string, lsn: number): Promise<EventRecord | undefined> {
+    const bytes = await this.kv.get(versionKey(Tag.version, level, eventId, lsn));
+    return bytes && decodeRecord(bytes);
+  }
+
+  /** The version of an event visible through `chain`, and where it lives. */
+  private async resolve(chain: ChainLink[], eventId: string): Promise<Resolved | undefined> {
+    const view = new ChainView(this.versions, chain);
+    for (let depth = 0; depth < chain.length; depth++) {
+      const { level, cap } = chain[depth]!;
+      const list = this.versions.list(level, eventId);
+      if (list) {
+        const version = visibleVersion(list, cap);
+        if (!version) continue;
+        if (view.overridden(depth, eventId, version)) return undefined;
+        const record = await this.readVersion(level, eventId, version.lsn);
+        if (!record) throw new ApiError('data_loss', `version ${version.lsn} of event "${eventId}" is missing`);
+        return { level, lsn: version.lsn, record };
+      }
+      if (this.registry.hasGenesis(level)) {
+        const record = await this.readVersion(level, eventId, 0);
+        if (record) return { level, lsn: 0, record };
+      }
+    }
+    return undefined;
+  }
+
+  async getEvent(timelineId: string, eventId: string): Promise<EventRecord | undefined> {
+    const state = this.live(timelineId);
+    if (typeof eventId !== 'string' || eventId.length === 0) return undefined;
+    return (await this.resolve(this.readChain(state), eventId))?.record;
+  }
+
+  async search(timelineId: string, query: SearchQuery): Promise<SearchPage> {
+    const state = this.live(timelineId);
+    const limit = Math.max(1, Math.floor(query.pageSize));
+    const chain = this.readChain(state);
+    // The words are normalised from their joined text, so that text keys the page as exactly as the words do.
+    const wordText = query.words.join(' ');
+    const cacheKey = `${this.stamp(chain)}|${wordText}|${instantText(query.start)}|${instantText(query.end)}|${limit}|${query.cursor ?? ''}`;
+    const cached = this.searchCache.get(cacheKey);
+    if (cached) return cached;
+
+    const words = [...new Set(locationWords(wordText))].sort();
+    const startKey = query.start && encodeInstantKey(query.start);
+    const endKey = query.end && encodeInstantKey(query.end);
+    const startHex = startKey ? Buffer.from(startKey).toString('hex') : '';
+    const endHex = endKey ? Buffer.from(endKey).toString('hex') : '';
+    const fingerprint = queryFingerprint([timelineId, words, startHex, endHex]);
+    const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
+    if (startKey && endKey && Buffer.compare(startKey, endKey) > 0) return { events: [] };
+    const frequency = (word: string): number =>
+      chain.reduce((sum, { level }) => sum + (this.registry.atLevel(level)?.record.frequent_words?.[word] ?? 0), 0);
+    const scanLimit = this.options.memoryScanLimit ?? MEMORY_SCAN_LIMIT;
+    const inMemory = (level: number): boolean => !this.registry.hasGenesis(level) && this.versions.changeCount(level) <= scanLimit;
+    const result = await searchChain(this.kv, this.versions, chain, { words, startKey, endKey, after, limit, frequency, inMemory });
+    const page: SearchPage = { events: Object.freeze(result.events.map(freezeRecord)) as EventRecord[] };
+    if (result.nextAfter) page.nextCursor = encodeCursor(fingerprint, result.nextAfter);
+    this.searchCache.set(cacheKey, Object.freeze(page));
+    return page;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /** Index entries of a version that happens: its time entry and one entry per distinct location word. */
+  private indexKeys(level: number, record: EventRecord): Buffer[] {
+    const time = encodeInstantKey(parseInstant(record.time));
+    const suffix = sortKey(time, record.event_id);
+    const keys = [Buffer.concat([timeIndexPrefix(level), suffix])];
+    for (const word of new Set(locationWords(record.location))) keys.push(Buffer.concat([wordIndexPrefix(level, word), suffix]));
+    return keys;
+  }
+
+  /**
+   * Writes versions to `state`'s level in one synced batch under a new LSN, with their summaries, index
+   * changes, genesis markers and the timeline's next revision. Memory learns the versions before the batch
+   * (invisible: above the level's committed LSN) and forgets them if it fails.
+   */
+  private async commitVersions(state: TimelineState, writes: VersionWrite[], genesisMarkers: Resolved[]): Promise<void> {
+    const level = state.record.level;
+    const record: StoredTimeline = { ...state.record, revision: state.record.revision + 1 };
+    const lsn = this.clock.next();
+    const learned: [number, string, VersionInfo][] = [];
+    try {
+      const ops: WriteOp[] = [this.recordPut(record)];
+      for (const marker of genesisMarkers) {
+        if (this.versions.hasMarker(marker.level, marker.record.event_id)) continue;
+        const info = summarise(marker.record, 0);
+        ops.push({ type: 'put', key: versionKey(Tag.summary, marker.level, marker.record.event_id, 0), value: encodeSummary(info) });
+        learned.push([marker.level, marker.record.event_id, info]);
+      }
+      for (const { record: version, previousHere } of writes) {
+        const info = summarise(version, lsn);
+        const json = encodeRecord(version);
+        ops.push({ type: 'put', key: versionKey(Tag.version, level, version.event_id, lsn), value: json });
+        ops.push({ type: 'put', key: versionKey(Tag.summary, level, version.event_id, lsn), value: encodeSummary(info) });
+        if (previousHere && happens(previousHere)) for (const key of this.indexKeys(level, previousHere)) ops.push({ type: 'del', key });
+        if (info.happens) for (const key of this.indexKeys(level, version)) ops.push({ type: 'put', key, value: json });
+        learned.push([level, version.event_id, info]);
+      }
+      for (const [atLevel, eventId, info] of learned) this.versions.add(atLevel, eventId, info);
+      await this.kv.write(ops, true);
+      state.record = record;
+      state.committedLsn = lsn;
+    } catch (error) {
+      for (const [atLevel, eventId, info] of learned) this.versions.remove(atLevel, eventId, info);
+      throw error;
+    }
+  }
+
+  /** Runs a write in the timeline's queue, against the timeline as it stands when the write's turn comes. */
+  private write<T>(timelineId: string, task: (state: TimelineState, chain: ChainLink[]) => Promise<T>): Promise<T> {
+    this.live(timelineId);
+    return this.queues.run(timelineId, async () => {
+      const state = this.live(timelineId);
+      return task(state, this.readChain(state));
+    });
+  }
+
+  async manipulate(timelineId: string, eventId: string, outcome: Outcome, actor: string, precheck?: Precheck): Promise<ManipulationResult> {
+    if (outcome.new_event_id !== undefined) checkId('new_outcome.new_event_id', outcome.new_event_id);
+    return this.write(timelineId, async (state, chain) => {
+      const found = await this.resolve(chain, eventId);
+      if (!found) throw eventNotFound(eventId, timelineId);
+      checkManipulable(timelineId, found.record);
+      const newId = outcome.new_event_id ?? newEventId();
+      if (outcome.new_event_id !== undefined && (await this.resolve(chain, newId))) throw newEventIdTaken(newId, timelineId);
+      const { superseded, created } = planManipulation(timelineId, found.record, outcome, newId, actor);
+      if (precheck) await precheck({ timeline_id: timelineId, original: superseded, created });
+      const previousHere = found.level === state.record.level ? found.record : undefined;
+      await this.commitVersions(
+        state,
+        [{ record: superseded, previousHere }, { record: created }],
+        found.lsn === 0 ? [found] : [],
+      );
+      return { original: superseded, created };
+    });
+  }
+
+  async revert(timelineId: string, manipulatedEventId: string, actor: string): Promise<RevertResult> {
+    return this.write(timelineId, async (state, chain) => {
+      const found = await this.resolve(chain, manipulatedEventId);
+      if (!found) throw eventNotFound(manipulatedEventId, timelineId);
+      const originalFound = found.record.supersedes === undefined ? undefined : await this.resolve(chain, found.record.supersedes);
+      const { reverted, restored } = planRevert(timelineId, found.record, originalFound?.record, actor);
+      const here = state.record.level;
+      await this.commitVersions(
+        state,
+        [
+          { record: reverted, previousHere: found.level === here ? found.record : undefined },
+          { record: restored, previousHere: originalFound!.level === here ? originalFound!.record : undefined },
+        ],
+        [],
+      );
+      return { reverted, restored };
+    });
+  }
+
+  async insertEvent(timelineId: string, event: NewEvent, actor: string): Promise<EventRecord> {
+    return this.write(timelineId, async (state) => {
+      const record = newEventRecord(timelineId, newEventId(), event, actor);
+      await this.commitVersions(state, [{ record }], []);
+      return record;
+    });
+  }
+
+  // ---------------------------------------------------------------- bulk load
+
+  async bulkLoad(
+    timelineId: string,
+    events: AsyncIterable<GenesisEvent> | Iterable<GenesisEvent>,
+    options: BulkLoadOptions = {},
+  ): Promise<number> {
+    const state = this.live(timelineId);
+    const children = this.registry.children(timelineId);
+    if (children.length > 0) {
+      throw failed(`timeline "${timelineId}" has branches; bulk loads go into a timeline nothing branches from`);
+    }
+    if (state.bulkLoading) throw failed(`timeline "${timelineId}" is already being bulk-loaded`);
+    state.bulkLoading = true;
+    try {
+      return await this.queues.run(timelineId, () => this.runBulkLoad(this.live(timelineId), events, options));
+    } finally {
+      state.bulkLoading = false;
+    }
+  }
+
+  private async runBulkLoad(
+    state: TimelineState,
+    events: AsyncIterable<GenesisEvent> | Iterable<GenesisEvent>,
+    options: BulkLoadOptions,
+  ): Promise<number> {
+    const { level, timeline_id: timelineId } = state.record;
+    const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BULK_BATCH);
+    const existing = state.record.genesis_count > 0 ? await this.loadSnapshot(level) : undefined;
+    const accumulator = new GenesisAccumulator(existing);
+    state.record = { ...state.record, loading: true };
+    let ops: WriteOp[] = [this.recordPut(state.record)];
+    let loaded = 0;
+    const timePrefix = timeIndexPrefix(level);
+    const add = (event: GenesisEvent): void => {
+      checkId('event_id', event.event_id);
+      const record: EventRecord = {
+        event_id: event.event_id,
+        timeline_id: timelineId,
+        description: event.description,
+        time: formatInstant(event.time),
+        location: event.location,
+        causes: event.causes,
+        status: 'original',
+      };
+      const json = encodeRecord(record);
+      const suffix = sortKey(encodeInstantKey(event.time), event.event_id);
+      const words = locationWords(event.location);
+      ops.push({ type: 'put', key: versionKey(Tag.version, level, event.event_id, 0), value: json });
+      ops.push({ type: 'put', key: Buffer.concat([timePrefix, suffix]), value: json });
+      for (const word of new Set(words)) ops.push({ type: 'put', key: Buffer.concat([wordIndexPrefix(level, word), suffix]), value: json });
+      accumulator.add(event.event_id, Number(event.time.seconds), event.time.nanos, words.join(' '), event.causes);
+      loaded += 1;
+    };
+    const flush = async (): Promise<void> => {
+      await this.kv.write(ops, false);
+      ops = [];
+      options.onProgress?.(loaded);
+    };
+    try {
+      if (Symbol.iterator in events) {
+        for (const event of events) {
+          add(event);
+          if (loaded % batchSize === 0) await flush();
+        }
+      } else {
+        for await (const event of events) {
+          add(event);
+          if (loaded % batchSize === 0) await flush();
+        }
+      }
+      await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), ops);
+    } finally {
+      this.snapshots.delete(level);
+    }
+    options.onProgress?.(loaded);
+    return loaded;
+  }
+
+  /** Writes the snapshot, the genesis count and clears `loading`, with `ops`, in one synced batch. */
+  private async finishGenesis(
+    state: TimelineState,
+    snapshot: GenesisSnapshot,
+    frequentWords: Record<string, number>,
+    ops: WriteOp[],
+  ): Promise<void> {
+    const { level } = state.record;
+    const bytes = encodeSnapshot(snapshot);
+    const chunks = Math.ceil(bytes.length / SNAPSHOT_CHUNK_BYTES);
+    for (let i = 0; i < chunks; i++) {
+      ops.push({ type: 'put', key: chunkKey(level, i), value: bytes.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES) });
+    }
+    for (let i = chunks; i < state.record.snapshot_chunks; i++) ops.push({ type: 'del', key: chunkKey(level, i) });
+    const record: StoredTimeline = { ...state.record, genesis_count: snapshot.ids.length, snapshot_chunks: chunks, frequent_words: frequentWords };
+    delete record.loading;
+    ops.push(this.recordPut(record));
+    await this.kv.write(ops, true);
+    state.record = record;
+  }
+
+  /** A bulk load was cut short: rebuild its snapshot and count from the genesis versions it wrote. */
+  private async recoverInterruptedLoad(state: TimelineState): Promise<void> {
+    const { level } = state.record;
+    const accumulator = new GenesisAccumulator();
+    await this.scan(levelPrefix(Tag.version, level), (key, value) => {
+      if (parseVersionKey(key).lsn !== 0) return;
+      const record = decodeRecord(value);
+      const time = parseInstant(record.time);
+      accumulator.add(record.event_id, Number(time.seconds), time.nanos, locationWords(record.location).join(' '), record.causes);
+    });
+    await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), []);
+  }
+
+  private loadSnapshot(level: number): Promise<GenesisSnapshot> {
+    let snapshot = this.snapshots.get(level);
+    if (!snapshot) {
+      snapshot = (async () => {
+        const chunks = this.registry.atLevel(level)?.record.snapshot_chunks ?? 0;
+        if (chunks === 0) return emptySnapshot();
+        const parts = await this.kv.getMany(Array.from({ length: chunks }, (_, i) => chunkKey(level, i)));
+        if (parts.some((part) => !part)) throw new ApiError('data_loss', `genesis snapshot of level ${level} is incomplete`);
+        return decodeSnapshotInSlices(parts as Uint8Array[]);
+      })();
+      snapshot.catch(() => this.snapshots.delete(level));
+      // Keep the most recently used snapshots only: they are large.
+      if (this.snapshots.size >= 2) this.snapshots.delete(this.snapshots.keys().next().value!);
+      this.snapshots.set(level, snapshot);
+    }
+    return snapshot;
+  }
+
+  // ---------------------------------------------------------------- causal graph
+
+  /**
+   * Built in slices of a few ms (the request thread serves others in between); the graph of a timeline as
+   * it stands is cached until its chain's stamp or genesis snapshots change, and shared by every reader
+   * (its arrays are in shared memory and must not be modified). Overlay reads are built afresh.
+   */
+  async readCausalGraph(timelineId: string, options: CausalGraphOptions = {}): Promise<CausalGraphRead> {
+    const state = this.live(timelineId);
+    const chain = this.readChain(state);
+    const stamp = this.stamp(this.registry.chain(state));
+    const revision = state.record.revision;
+    const genesisLevels = chain.filter(({ level }) => this.registry.hasGenesis(level)).map(({ level }) => level);
+    const overlay = options.overlay ?? [];
+    if (overlay.length > 0) {
+      return { graph: await this.buildGraph(chain, genesisLevels.map((level) => this.loadSnapshot(level)), overlay), revision, stamp };
+    }
+    let graph = this.graphs.get(timelineId, stamp, genesisLevels.map((level) => this.snapshots.get(level)));
+    if (!graph) {
+      const snapshots = genesisLevels.map((level) => this.loadSnapshot(level));
+      graph = this.buildGraph(chain, snapshots, []);
+      this.graphs.set(timelineId, stamp, snapshots, graph);
+    }
+    // A copy of the object (not of its arrays): the pool tells concurrent analyses apart by object.
+    return { graph: { ...(await graph) }, revision, stamp };
+  }
+
+  private async buildGraph(chain: ChainLink[], snapshots: Promise<GenesisSnapshot>[], overlay: EventRecord[]): Promise<CausalGraph> {
+    const genesis = snapshots.length === 0 ? emptySnapshot() : await runInSlices(concatSnapshotSteps(await Promise.all(snapshots)));
+    const changed = await this.changedRecords(chain, overlay);
+    const graph = await buildCausalGraphInSlices(genesis, changed);
+    Object.freeze(graph.eventIds);
+    return graph;
+  }
+
+  /** The version seen on the chain of every event with a version above genesis, overlay included. */
+  private async changedRecords(chain: ChainLink[], overlay: EventRecord[]): Promise<Map<string, EventRecord>> {
+    const slicer = new TimeSlicer();
+    const overlaid = new Map(overlay.map((record) => [record.event_id, record]));
+    const seen = new Set<string>();
+    const toRead: { id: string; level: number; lsn: number }[] = [];
+    const view = new ChainView(this.versions, chain);
+    let steps = 0;
+    for (const { level } of chain) {
+      for (const id of [...(this.versions.eventIds(level) ?? [])]) {
+        if ((++steps & 1023) === 0 && slicer.due()) await slicer.pause();
+        if (seen.has(id)) continue;
+        seen.add(id);
+        if (overlaid.has(id)) continue;
+        const visible = view.visible(id);
+        if (!visible || visible.info.lsn === 0 || view.overridden(visible.depth, id, visible.info)) continue;
+        toRead.push({ id, level: chain[visible.depth]!.level, lsn: visible.info.lsn });
+      }
+    }
+    const changed = new Map<string, EventRecord>();
+    const read = await this.kv.getMany(toRead.map(({ id, level, lsn }) => versionKey(Tag.version, level, id, lsn)));
+    slicer.restart();
+    for (let i = 0; i < toRead.length; i++) {
+      if ((i & 255) === 255 && slicer.due()) await slicer.pause();
+      const { id, lsn } = toRead[i]!;
+      const bytes = read[i];
+      if (!bytes) throw new ApiError('data_loss', `version ${lsn} of event "${id}" is missing`);
+      changed.set(id, decodeRecord(bytes));
+    }
+    for (const [id, record] of overlaid) changed.set(id, record);
+    return changed;
+  }
+
+  // ---------------------------------------------------------------- anchors
+
+  async putAnchor(anchor: AnchorRecord): Promise<AnchorRecord> {
+    checkId('anchor_id', anchor.anchor_id);
+    return this.write(anchor.timeline_id, async (state) => {
+      const ops: WriteOp[] = [];
+      const owner = await this.kv.get(tagKey(Tag.anchorOwner, anchor.anchor_id));
+      const previous = owner && this.registry.live(Buffer.from(owner).toString('utf8'));
+      if (previous && previous !== state) ops.push({ type: 'del', key: levelKey(Tag.anchor, previous.record.level, utf8(anchor.anchor_id)) });
+      ops.push({ type: 'put', key: levelKey(Tag.anchor, state.record.level, utf8(anchor.anchor_id)), value: encodeRecord(anchor) });
+      ops.push({ type: 'put', key: tagKey(Tag.anchorOwner, anchor.anchor_id), value: utf8(anchor.timeline_id) });
+      await this.kv.write(ops, true);
+      return anchor;
+    });
+  }
+
+  async getAnchor(anchorId: string): Promise<AnchorRecord | undefined> {
+    if (typeof anchorId !== 'string' || anchorId.length === 0) return undefined;
+    const owner = await this.kv.get(tagKey(Tag.anchorOwner, anchorId));
+    const state = owner && this.registry.live(Buffer.from(owner).toString('utf8'));
+    if (!state) return undefined;
+    const bytes = await this.kv.get(levelKey(Tag.anchor, state.record.level, utf8(anchorId)));
+    return bytes && decodeRecord<AnchorRecord>(bytes);
+  }
+
+  async listAnchors(timelineId: string): Promise<AnchorRecord[]> {
+    const state = this.live(timelineId);
+    const prefix = levelPrefix(Tag.anchor, state.record.level);
+    return (await this.kv.entries({ gte: prefix, lt: prefixEnd(prefix) })).map(([, value]) => decodeRecord<AnchorRecord>(value));
+  }
+
+  async deleteAnchor(anchorId: string): Promise<boolean> {
+    const anchor = await this.getAnchor(anchorId);
+    if (!anchor) return false;
+    return this.write(anchor.timeline_id, async (state) => {
+      const key = levelKey(Tag.anchor, state.record.level, utf8(anchorId));
+      if (!(await this.kv.get(key))) return false;
+      await this.kv.write(
+        [
+          { type: 'del', key },
+          { type: 'del', key: tagKey(Tag.anchorOwner, anchorId) },
+        ],
+        true,
+      );
+      return true;
+    });
+  }
+}
+
+/** An instant as a cache-key part: exact to the nanosecond, and the same however it was written. */
+const instantText = (instant: Instant | undefined): string => (instant ? `${instant.seconds}.${instant.nanos}` : '');
