@@ -1,17 +1,14 @@
 /**
- * Random operation sequences against the LevelDB store and a naive model of the same semantics (alternates
+ * Random operation sequences against the timeline store on every backend and a naive model of the same semantics (alternates
  * copy their base's whole view, parallels recompute an overlay of their live base): every timeline must
  * show the same events, searches, counts and graph nodes in both.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { Level } from 'level';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ApiError } from '../../src/domain/errors.ts';
-import { LevelTimelineStore, type EventRecord } from '../../src/store/index.ts';
+import type { EventRecord, TimelineStore } from '../../src/store/index.ts';
+import { testBackends, type TestBackend } from '../support/backends.ts';
 import { parseInstant } from '../../src/time/index.ts';
 
 interface ModelTimeline {
@@ -90,7 +87,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   }
 }
 
-async function searchAll(store: LevelTimelineStore, timeline: string, words: string[]): Promise<string[]> {
+async function searchAll(store: TimelineStore, timeline: string, words: string[]): Promise<string[]> {
   const found: string[] = [];
   let cursor: string | undefined;
   do {
@@ -108,12 +105,10 @@ const byTimeThenId = (a: EventRecord, b: EventRecord) => {
   return a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0;
 };
 
-async function runScenario(genesis: number, ops: Op[], memoryScanLimit: number): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'tms-model-'));
-  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await db.open();
-  const store = new LevelTimelineStore(db, { memoryScanLimit });
-  await store.open();
+async function runScenario(backend: TestBackend, genesis: number, ops: Op[], memoryScanLimit: number): Promise<void> {
+  const place = await backend.newPlace();
+  const storage = await place.open({ timelineOptions: { memoryScanLimit } });
+  const store = storage.timelines;
   try {
     born.clear();
     writes = 0;
@@ -201,19 +196,20 @@ async function runScenario(genesis: number, ops: Op[], memoryScanLimit: number):
       assert.equal([...graph.eventIds].sort(), [...visible.values()].filter(stands).map((e) => e.event_id).sort(), `graph of ${timeline.id}`);
     }
   } finally {
-    await store.close();
-    await db.close();
-    await rm(dir, { recursive: true, force: true });
+    await storage.close();
+    await place.remove();
   }
 }
 
-test('random operation sequences: the store matches the model on every timeline', async () => {
-  await fc.assert(
-    fc.asyncProperty(fc.nat({ max: 6 }), fc.array(opArbitrary, { minLength: 1, maxLength: 40 }), fc.constantFrom(256, -1), (genesis, ops, limit) =>
-      runScenario(genesis, ops, limit),
-    ),
-    { numRuns: 120 },
-  );
-});
+for (const backend of testBackends) {
+  test(`random operation sequences: the store on ${backend.name} matches the model on every timeline`, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: 6 }), fc.array(opArbitrary, { minLength: 1, maxLength: 40 }), fc.constantFrom(256, -1), (genesis, ops, limit) =>
+        runScenario(backend, genesis, ops, limit),
+      ),
+      { numRuns: 120 },
+    );
+  });
+}
 
 test.run();

@@ -6,7 +6,7 @@ import type { SavedRequestRecord } from '../../src/saved-requests/records.ts';
 import { AccessControl } from '../../src/accounts/access.ts';
 import { CHEAP_SCRYPT } from '../support/accounts.ts';
 import { testBackends, type TestPlace } from '../support/backends.ts';
-import type { RecordStores } from '../../src/store/postgres/open-postgres-records.ts';
+import type { Storage } from '../../src/store/storage.ts';
 
 const account = (username: string): AccountRecord => ({
   username,
@@ -53,7 +53,7 @@ const saved = (owner: string, id: string, extra: Partial<SavedRequestRecord> = {
 const byId = <T>(records: T[], id: (record: T) => string) => [...records].sort((a, b) => id(a).localeCompare(id(b)));
 
 for (const backend of testBackends) {
-  const records = suite<{ place: TestPlace; stores: RecordStores }>(`record stores on ${backend.name}`);
+  const records = suite<{ place: TestPlace; stores: Storage }>(`record stores on ${backend.name}`);
   records.before.each(async (context) => {
     context.place = await backend.newPlace();
     context.stores = await context.place.open();
@@ -62,7 +62,7 @@ for (const backend of testBackends) {
     await context.stores.close();
     await context.place.remove();
   });
-  const reopen = async (context: { place: TestPlace; stores: RecordStores }) => {
+  const reopen = async (context: { place: TestPlace; stores: Storage }) => {
     await context.stores.close();
     context.stores = await context.place.open();
   };

@@ -7,56 +7,51 @@ import * as assert from 'uvu/assert';
 import { levelPrefix, prefixEnd, Tag, tagKey } from '../../src/store/keys.ts';
 import { LevelTimelineStore } from '../../src/store/index.ts';
 import { parseInstant } from '../../src/time/index.ts';
+import { testBackends } from '../support/backends.ts';
 
-type Db = Level<Uint8Array, Uint8Array>;
 
-async function open(dir: string): Promise<{ db: Db; store: LevelTimelineStore }> {
-  const db: Db = new Level(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await db.open();
-  const store = new LevelTimelineStore(db);
-  await store.open();
-  return { db, store };
+for (const backend of testBackends) {
+  test(`${backend.name}: a delete interrupted after its first batch is finished at the next open`, async () => {
+    const place = await backend.newPlace();
+    try {
+      let storage = await place.open();
+      const branch = await storage.timelines.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: '', variation: 'v', owner: 'o' });
+      const bonn = { description: 'e', time: parseInstant('2000-01-01T00:00:00Z'), location: 'Bonn', causes: [] };
+      for (let i = 0; i < 5; i++) await storage.timelines.insertEvent(branch.timeline_id, bonn, 'o');
+      await storage.close();
+      // The crash: the record is gone and the tombstone written (one batch), the ranges not yet cleared.
+      let raw = await place.openKeyValues();
+      const recordKey = tagKey(Tag.timeline, branch.timeline_id);
+      const level = (JSON.parse(Buffer.from((await raw.kv.get(recordKey))!).toString()) as { level: number }).level;
+      await raw.kv.write(
+        [
+          { type: 'del', key: recordKey },
+          { type: 'put', key: levelPrefix(Tag.tombstone, level), value: Buffer.from(branch.timeline_id) },
+        ],
+        true,
+      );
+      await raw.close();
+
+      storage = await place.open();
+      assert.is(await storage.timelines.getTimeline(branch.timeline_id), undefined);
+      await storage.close(); // waits for the background clean-up
+      raw = await place.openKeyValues();
+      for (const tag of [Tag.version, Tag.summary, Tag.timeIndex, Tag.wordIndex, Tag.tombstone]) {
+        const start = levelPrefix(tag, level);
+        assert.equal(await raw.kv.keys({ gte: start, lt: prefixEnd(start) }), [], `tag ${String.fromCharCode(tag)} cleared`);
+      }
+      await raw.close();
+      storage = await place.open();
+      const another = await storage.timelines.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: '', variation: 'v', owner: 'o' });
+      assert.is((await storage.timelines.getTimeline(another.timeline_id))!.event_count, 0, 'a new level starts empty');
+      await storage.close();
+    } finally {
+      await place.remove();
+    }
+  });
 }
 
-test('a delete interrupted after its first batch is finished at the next open', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'tms-recovery-'));
-  try {
-    let { db, store } = await open(dir);
-    const branch = await store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: '', variation: 'v', owner: 'o' });
-    for (let i = 0; i < 5; i++) await store.insertEvent(branch.timeline_id, { description: 'e', time: parseInstant('2000-01-01T00:00:00Z'), location: 'Bonn', causes: [] }, 'o');
-    await store.close();
-    // The crash: the record is gone and the tombstone written (one batch), the ranges not yet cleared.
-    const sub = db.sublevel<Uint8Array, Uint8Array>('t', { keyEncoding: 'view', valueEncoding: 'view' });
-    const recordKey = tagKey(Tag.timeline, branch.timeline_id);
-    const level = (JSON.parse(Buffer.from((await sub.get(recordKey))!).toString()) as { level: number }).level;
-    await sub.batch([
-      { type: 'del', key: recordKey },
-      { type: 'put', key: levelPrefix(Tag.tombstone, level), value: Buffer.from(branch.timeline_id) },
-    ]);
-    await db.close();
-
-    ({ db, store } = await open(dir));
-    assert.is(await store.getTimeline(branch.timeline_id), undefined);
-    await store.close(); // waits for the background clean-up
-    const sub2 = db.sublevel<Uint8Array, Uint8Array>('t', { keyEncoding: 'view', valueEncoding: 'view' });
-    for (const tag of [Tag.version, Tag.summary, Tag.timeIndex, Tag.wordIndex, Tag.tombstone]) {
-      const start = levelPrefix(tag, level);
-      assert.equal(await sub2.keys({ gte: start, lt: prefixEnd(start) }).all(), [], `tag ${String.fromCharCode(tag)} cleared`);
-    }
-    const another = await (async () => {
-      await db.close();
-      ({ db, store } = await open(dir));
-      return store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: '', variation: 'v', owner: 'o' });
-    })();
-    assert.is((await store.getTimeline(another.timeline_id))!.event_count, 0, 'a new level starts empty');
-    await store.close();
-    await db.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
-
-test('the store keeps to its sublevel and works with a utf8 root', async () => {
+test('leveldb: the store keeps to its sublevel and works with a utf8 root', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-recovery-'));
   try {
     const db = new Level<string, string>(dir, { valueEncoding: 'utf8' });

@@ -1,16 +1,25 @@
 // Every storage backend a test can run against: LevelDB always, PostgreSQL when TMS_TEST_DATABASE_URL is set
 // (`.ci/run` sets it inside pg_virtualenv). Each place is fresh: a temp folder, or a schema of its own.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Level } from 'level';
 import pg from 'pg';
-import { openStorage } from '../../src/store/storage.ts';
-import { openPostgresRecords, type RecordStores } from '../../src/store/postgres/open-postgres-records.ts';
+import type { OrderedKeyValueStore } from '../../src/store/ordered-kv.ts';
+import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
+import { PgKeyValueSpace } from '../../src/store/postgres/pg-key-value-space.ts';
+import { openPool } from '../../src/store/postgres/pool.ts';
+import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
+import { openPostgresStorage } from '../../src/store/postgres/open-postgres-storage.ts';
 
 /** One store location: opened as often as a test likes (what a restart, or a second node, sees), then removed. */
 export interface TestPlace {
-  open(): Promise<RecordStores>;
+  open(options?: Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'>): Promise<Storage>;
+  /** The timeline store's raw keys and values, to stage what a crash leaves behind (with the store closed). */
+  openKeyValues(): Promise<{ kv: OrderedKeyValueStore; close(): Promise<void> }>;
+  /** Bytes of data the backend holds for it (LevelDB: the folder's files; PostgreSQL: the rows' keys and values). */
+  storageBytes(): Promise<number>;
   remove(): Promise<void>;
 }
 
@@ -29,7 +38,15 @@ const leveldb: TestBackend = {
   async newPlace() {
     const dir = await mkdtemp(join(tmpdir(), 'tms-backend-'));
     return {
-      open: () => openStorage({ dataDir: dir }),
+      open: (options = {}) => openStorage({ dataDir: dir, ...options }),
+      storageBytes: () => directoryBytes(dir),
+      async openKeyValues() {
+        const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
+        await db.open();
+        const kv = new KeyValueSpace(db, 't');
+        await kv.open();
+        return { kv, close: () => db.close() };
+      },
       remove: () => rm(dir, { recursive: true, force: true }),
     };
   },
@@ -43,20 +60,42 @@ const postgresql = (url: string): TestBackend => ({
   async newPlace() {
     const schema = freshSchema();
     return {
-      open: () => openPostgresRecords({ url, schema }),
+      open: (options = {}) => openPostgresStorage({ url, schema, ...options }),
+      storageBytes: () => rowBytes(url, schema),
+      async openKeyValues() {
+        const pool = openPool({ url, schema });
+        return { kv: new PgKeyValueSpace(pool), close: () => pool.end() };
+      },
       remove: () => dropSchema(url, schema),
     };
   },
 });
 
-export async function dropSchema(url: string, schema: string): Promise<void> {
+async function directoryBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const name of await readdir(dir)) total += (await stat(join(dir, name))).size;
+  return total;
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    return await work(client);
   } finally {
     await client.end();
   }
+}
+
+/** PostgreSQL keeps the space of deleted rows for reuse rather than shrinking its files: count the rows' bytes. */
+const rowBytes = (url: string, schema: string): Promise<number> =>
+  withClient(url, async (client) => {
+    const { rows } = await client.query(`SELECT coalesce(sum(octet_length(key) + octet_length(value)), 0) AS bytes FROM ${schema}.timeline_kv`);
+    return Number(rows[0].bytes);
+  });
+
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  await withClient(url, (client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
 }
 
 export const testBackends: readonly TestBackend[] = [leveldb, ...(TEST_DATABASE_URL ? [postgresql(TEST_DATABASE_URL)] : [])];

@@ -13,7 +13,7 @@ export async function openLevelStorage(options: StorageOptions): Promise<Storage
   });
   await db.open();
   try {
-    const timelines = new LevelTimelineStore(db, { primaryOwner: options.primaryOwner ?? '' });
+    const timelines = new LevelTimelineStore(db, { ...options.timelineOptions, primaryOwner: options.primaryOwner ?? '' });
     await timelines.open();
     const accounts = await LevelAccountStore.open(db);
     const savedRequests = await LevelSavedRequestStore.open(db);

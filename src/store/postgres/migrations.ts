@@ -25,6 +25,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'timelines: the copy-on-write store\'s keys and values',
+    sql: `CREATE TABLE timeline_kv (key bytea PRIMARY KEY, value bytea NOT NULL);`,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;
