@@ -5,6 +5,8 @@ export const configSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(8080),
   host: z.string().min(1).default('127.0.0.1'),
   dataDir: z.string().min(1).default('./data'),
+  /** PostgreSQL instead of the LevelDB folder: `postgres://user:password@host:port/database`. */
+  databaseUrl: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL').optional(),
   adminKey: z.string().min(16, 'TMS_ADMIN_KEY must be at least 16 characters').optional(),
   tlsCert: z.string().optional(),
   tlsKey: z.string().optional(),
@@ -32,6 +34,7 @@ export const configEnv: Record<keyof Config, string> = {
   port: 'TMS_PORT',
   host: 'TMS_HOST',
   dataDir: 'TMS_DATA_DIR',
+  databaseUrl: 'TMS_DATABASE_URL',
   adminKey: 'TMS_ADMIN_KEY',
   tlsCert: 'TMS_TLS_CERT',
   tlsKey: 'TMS_TLS_KEY',

@@ -3,12 +3,14 @@ import { serveCommand } from './serve-command.ts';
 import { generateCommand } from './generate-command.ts';
 import { usersCommand } from './users-command.ts';
 import { keysCommand } from './keys-command.ts';
+import { migrateCommand } from './migrate-command.ts';
 
 const program = new Command('tms')
   .description('tms, the Time-Manipulation Service')
   .addCommand(serveCommand(), { isDefault: true })
   .addCommand(generateCommand())
   .addCommand(usersCommand())
-  .addCommand(keysCommand());
+  .addCommand(keysCommand())
+  .addCommand(migrateCommand());
 
 await program.parseAsync(process.argv);

@@ -7,7 +7,8 @@ import { explainStartupError } from './startup-errors.ts';
 const flags: [keyof Config, string, string][] = [
   ['port', '--port <port>', 'port for every protocol'],
   ['host', '--host <host>', 'address to listen on'],
-  ['dataDir', '--data-dir <dir>', 'LevelDB folder'],
+  ['dataDir', '--data-dir <dir>', 'LevelDB folder (the embedded store)'],
+  ['databaseUrl', '--database-url <url>', 'PostgreSQL instead of the LevelDB folder: postgres://user:password@host:port/database'],
   ['adminKey', '--admin-key <key>', 'API key for the admin account created on first start'],
   ['tlsCert', '--tls-cert <file>', 'PEM certificate: serve TLS (h2 and HTTP/1.1 by ALPN)'],
   ['tlsKey', '--tls-key <file>', 'PEM private key for --tls-cert'],

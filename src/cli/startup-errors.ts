@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import { ConfigError, configEnv } from '../config.ts';
+import { StoreOpenError } from '../store/storage.ts';
 
 type Cause = Error & { code?: string; cause?: Cause; syscall?: string; path?: string };
 
@@ -12,6 +13,7 @@ const setting = (key: keyof Config) => `${configEnv[key]}${flagOf[key] ? ` / ${f
  */
 export function explainStartupError(error: unknown, config: Config | undefined): string | undefined {
   if (error instanceof ConfigError) return `invalid setting: ${error.message}`;
+  if (error instanceof StoreOpenError) return error.message;
   if (!(error instanceof Error) || !config) return undefined;
   const failure = error as Cause;
   const cause = failure.cause ?? failure;

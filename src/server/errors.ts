@@ -1,6 +1,7 @@
 import { ConnectError, Code } from '@connectrpc/connect';
 import { ApiError, fieldViolation, type ErrorCode, type ErrorReason } from '../domain/errors.ts';
 import { detailJson, typedDetail } from './error-details.ts';
+import { StoreUnavailableError } from '../store/storage.ts';
 
 /** The Connect protocol's code → HTTP status table. */
 export const httpStatusOf: Record<ErrorCode, number> = {
@@ -70,6 +71,9 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ConnectError) {
     const code = (Object.entries(connectCodeOf).find(([, c]) => c === error.code)?.[0] ?? 'unknown') as ErrorCode;
     return new ApiError(code, error.rawMessage);
+  }
+  if (error instanceof StoreUnavailableError) {
+    return new ApiError('unavailable', 'the database is unavailable; try again shortly', [{ type: 'tms.v1.RetryInfo', debug: { retry_after_seconds: 1 } }]);
   }
   return new ApiError('internal', 'internal error (see the server log for this request id)');
 }

@@ -3,19 +3,34 @@ import type { SavedRequestStore } from '../saved-requests/saved-request-store.ts
 import type { TimelineStore } from './types.ts';
 import type { TimelineStoreOptions } from './timeline-store.ts';
 import { openLevelStorage } from './level/open-level-storage.ts';
+import { openPostgresStorage } from './postgres/open-postgres-storage.ts';
 
 /** Everything tms keeps, in one backend: what the service and the command-line tools open. */
 export interface Storage {
   timelines: TimelineStore;
   accounts: AccountStore;
   savedRequests: SavedRequestStore;
+  /** Why the backend cannot serve now (the database unreachable), for the readiness check; undefined when it can. */
+  problem(): string | undefined;
   /** Closes the stores, then the backend; the stores' own writes in flight finish first. */
   close(): Promise<void>;
 }
 
+/** The store cannot be opened for a reason an operator can fix; the message names the cause and the fix. */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+}
+
+/** The backend cannot be reached or did not answer in time: the request may succeed when retried. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
 export interface StorageOptions {
-  /** The embedded LevelDB's folder. */
+  /** The embedded LevelDB's folder (unused with `databaseUrl`). */
   dataDir: string;
+  /** PostgreSQL instead of LevelDB: the node then keeps nothing on its local disk. */
+  databaseUrl?: string;
   /** Make the folder when it does not exist (the server does; the account tools do not). */
   create?: boolean;
   /** The owner of `primary` when the store creates it (`''`, the default: no account; everyone reads it, admins change it). */
@@ -25,5 +40,6 @@ export interface StorageOptions {
 }
 
 export function openStorage(options: StorageOptions): Promise<Storage> {
+  if (options.databaseUrl) return openPostgresStorage({ ...options, url: options.databaseUrl });
   return openLevelStorage(options);
 }

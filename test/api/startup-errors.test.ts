@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { startServeProcess } from '../support/serve-process.ts';
+import { TEST_DATABASE_URL } from '../support/backends.ts';
+import { createDatabase, dropDatabase, sqlOn } from '../support/postgres.ts';
 
 interface Exit {
   code: number | null;
@@ -100,5 +102,42 @@ startup('invalid settings name the variable', async ({ dir }) => {
   assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'cfg'), TMS_RATE_LIMIT: '-5' }), /invalid setting: configuration rateLimit \(TMS_RATE_LIMIT\)/);
   assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'cfg'), TMS_MAX_PAGE_SIZE: '10' }), /invalid setting: .*TMS_DEFAULT_PAGE_SIZE.* above maxPageSize \(TMS_MAX_PAGE_SIZE\) 10/);
 });
+
+startup('a database nobody listens on', async ({ dir }) => {
+  const exit = await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: 'postgres://tms:hunter2-secret@127.0.0.1:1/tms' });
+  assertOneLine(exit, /cannot reach the database at tms@127\.0\.0\.1:1\/tms \(.*ECONNREFUSED.*\); check that PostgreSQL runs there and that TMS_DATABASE_URL \/ --database-url names it/);
+  assert.not.match(exit.stderr, 'hunter2-secret', 'the password is never printed');
+});
+
+if (TEST_DATABASE_URL) {
+  const adminUrl = TEST_DATABASE_URL;
+
+  startup('a wrong password, a database that does not exist, and a user that may not create tables', async ({ dir }) => {
+    const databaseUrl = await createDatabase(adminUrl);
+    try {
+      const wrong = new URL(databaseUrl);
+      wrong.password = 'not-the-password';
+      const refused = await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: wrong.toString() });
+      assertOneLine(refused, /the database .* refused the login \(password authentication failed .*\); check the user and password in TMS_DATABASE_URL/);
+      assert.not.match(refused.stderr, 'not-the-password');
+
+      const missing = new URL(databaseUrl);
+      missing.pathname = '/no_such_database';
+      assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: missing.toString() }), /database "no_such_database" does not exist at .*; create it, or name another/);
+
+      await sqlOn(databaseUrl, "CREATE ROLE tms_reader LOGIN PASSWORD 'reader-pass'");
+      const reader = new URL(databaseUrl);
+      reader.username = 'tms_reader';
+      reader.password = 'reader-pass';
+      assertOneLine(
+        await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: reader.toString() }),
+        /the database user may not create tms's tables in tms_reader@.* \(permission denied for schema public\); grant it CREATE on the database, or run "tms migrate" as a user who may/,
+      );
+    } finally {
+      await dropDatabase(adminUrl, databaseUrl);
+      await sqlOn(adminUrl, 'DROP ROLE IF EXISTS tms_reader');
+    }
+  });
+}
 
 startup.run();

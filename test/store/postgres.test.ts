@@ -1,5 +1,7 @@
 // The PostgreSQL backend's own machinery: bounded waits, retried transactions, migrations that run once.
 // The cases that need a server run when TMS_TEST_DATABASE_URL is set (as `.ci/run` does).
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
@@ -7,6 +9,7 @@ import { openPool } from '../../src/store/postgres/pool.ts';
 import { inTransaction } from '../../src/store/postgres/transaction.ts';
 import { LATEST_VERSION, MIGRATIONS, migrate } from '../../src/store/postgres/migrations.ts';
 import { TEST_DATABASE_URL, dropSchema, freshSchema } from '../support/backends.ts';
+import { createDatabase, dropDatabase } from '../support/postgres.ts';
 
 const codeOf = (error: unknown) => (error as { code?: string }).code;
 
@@ -14,6 +17,26 @@ test('a schema name that is not a plain identifier is refused before anything co
   for (const schema of ['Public', 'a-b', 'x; DROP TABLE account', '']) {
     assert.throws(() => openPool({ url: 'postgres://127.0.0.1:1/tms', schema }), /PostgreSQL schema .*lower-case letters, digits and _/);
   }
+});
+
+/** `tms migrate`, the real command. */
+function migrateCommand(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const environment = { ...process.env, ...env };
+    if (!('TMS_DATABASE_URL' in env)) delete environment.TMS_DATABASE_URL;
+    execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), 'migrate'], { env: environment, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('tms migrate needs a database URL, and says when it cannot reach the database', async () => {
+  const none = await migrateCommand({});
+  assert.is(none.code, 1);
+  assert.match(none.stderr, /required option '--database-url <url>' not specified/);
+  const unreachable = await migrateCommand({ TMS_DATABASE_URL: 'postgres://tms:pw@127.0.0.1:1/tms' });
+  assert.is(unreachable.code, 1);
+  assert.match(unreachable.stderr, /error: cannot reach the database at tms@127\.0\.0\.1:1\/tms/);
 });
 
 test('a database nobody listens on fails at once, not after a hang', async () => {
@@ -42,6 +65,19 @@ if (TEST_DATABASE_URL) {
       await dropSchema(url, schema);
     }
   };
+
+  test('tms migrate brings a new database to the latest version, then has nothing to do', async () => {
+    const databaseUrl = await createDatabase(url);
+    try {
+      const first = await migrateCommand({ TMS_DATABASE_URL: databaseUrl });
+      assert.is(first.code, 0, first.stderr);
+      assert.is(first.stdout, `schema migrated from version 0 to ${LATEST_VERSION}\n`);
+      const again = await migrateCommand({ TMS_DATABASE_URL: databaseUrl });
+      assert.is(again.stdout, `schema already at version ${LATEST_VERSION}\n`);
+    } finally {
+      await dropDatabase(url, databaseUrl);
+    }
+  });
 
   test('nodes starting together on an empty database run each migration exactly once', async () => {
     await withPools(4, async (pools, schema) => {

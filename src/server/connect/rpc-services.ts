@@ -64,7 +64,7 @@ function unaryHandler(rpc: string, method: DescMethod, { operations, gate, reque
       const error = toApiError(thrown);
       if (state) {
         state.code = error.code;
-        if (error !== thrown && error.code === 'internal') state.failure = thrown;
+        if (error !== thrown && (error.code === 'internal' || error.code === 'unavailable')) state.failure = thrown;
       }
       throw toConnectError(error);
     }

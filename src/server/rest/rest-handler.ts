@@ -55,7 +55,7 @@ export async function serveRest(
 function answerError(res: AnyResponse, state: RequestState, thrown: unknown, headers: Record<string, string> = {}): void {
   const error = toApiError(thrown);
   state.code = error.code;
-  if (error !== thrown && error.code === 'internal') state.failure = thrown;
+  if (error !== thrown && (error.code === 'internal' || error.code === 'unavailable')) state.failure = thrown;
   sendError(res, error, { 'x-request-id': state.requestId, ...headers });
 }
 

@@ -21,6 +21,7 @@ export async function openLevelStorage(options: StorageOptions): Promise<Storage
       timelines,
       accounts,
       savedRequests,
+      problem: () => undefined,
       async close() {
         await timelines.close();
         await db.close();

@@ -71,7 +71,9 @@ export async function migrate(pool: pg.Pool, schema: string, migrations: readonl
 async function createVersionTable(pool: pg.Pool, schema: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      // Only when missing: creating a schema needs a right on the whole database that tms otherwise does without.
+      const existing = await pool.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      if (existing.rowCount === 0) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await pool.query(`
         CREATE TABLE IF NOT EXISTS tms_schema_version (
           one boolean PRIMARY KEY DEFAULT true CHECK (one),

@@ -5,10 +5,16 @@ import { openPool, type PostgresOptions } from './pool.ts';
 import { PgAccountStore } from './pg-account-store.ts';
 import { PgKeyValueSpace } from './pg-key-value-space.ts';
 import { PgSavedRequestStore } from './pg-saved-request-store.ts';
+import { isUnavailable, reportingUnavailable } from './unavailable.ts';
+import { explainOpenFailure } from './open-failures.ts';
+
+/** How often the database is asked whether it is there, for the readiness check. */
+const PROBE_MS = 1_000;
 
 /**
  * Connects, brings the schema up to date (once, however many nodes start together), and opens the stores:
- * nothing is kept on the local disk.
+ * nothing is kept on the local disk. While the database is unreachable, the stores fail with
+ * `StoreUnavailableError` and `problem()` says so; both end by themselves when it answers again.
  */
 export async function openPostgresStorage(options: PostgresOptions & Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'>): Promise<Storage> {
   const pool = openPool(options);
@@ -16,17 +22,28 @@ export async function openPostgresStorage(options: PostgresOptions & Pick<Storag
     await migrate(pool, options.schema ?? 'public');
     const timelines = new CopyOnWriteTimelineStore(new PgKeyValueSpace(pool), { ...options.timelineOptions, primaryOwner: options.primaryOwner ?? '' });
     await timelines.open();
+    let problem: string | undefined;
+    const report = (error: unknown) => (problem = `the database is unreachable: ${(error as Error).message}`);
+    const probe = setInterval(() => {
+      pool.query('SELECT 1').then(
+        () => (problem = undefined),
+        (error: unknown) => (isUnavailable(error) ? report(error) : undefined),
+      );
+    }, PROBE_MS);
+    probe.unref();
     return {
-      timelines,
-      accounts: new PgAccountStore(pool),
-      savedRequests: new PgSavedRequestStore(pool),
+      timelines: reportingUnavailable(timelines, report),
+      accounts: reportingUnavailable(new PgAccountStore(pool), report),
+      savedRequests: reportingUnavailable(new PgSavedRequestStore(pool), report),
+      problem: () => problem,
       async close() {
+        clearInterval(probe);
         await timelines.close();
         await pool.end();
       },
     };
   } catch (error) {
     await pool.end();
-    throw error;
+    throw explainOpenFailure(error, options.url);
   }
 }

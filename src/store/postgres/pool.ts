@@ -33,8 +33,10 @@ export function openPool(options: PostgresOptions): pg.Pool {
     application_name: 'tms',
     options: `-c search_path=${schema}`,
   });
-  // An idle connection the server drops (a restart, a failover) is an 'error' on the pool: the pool replaces
-  // the connection on its next use, so the event must not crash the process.
+  // A connection the server drops (a restart, a failover, the network) emits 'error': on the pool while idle,
+  // on the client while checked out. The query in flight fails by itself and the pool makes a new connection
+  // next time, so neither event may crash the process.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }

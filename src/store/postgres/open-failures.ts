@@ -1,0 +1,30 @@
+import { StoreOpenError } from '../storage.ts';
+import { isUnavailable } from './unavailable.ts';
+
+/** The URL without its password, for messages and logs. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.username ? `${decodeURIComponent(parsed.username)}@` : ''}${parsed.hostname || 'localhost'}:${parsed.port || 5432}${parsed.pathname}`;
+  } catch {
+    return 'the configured database';
+  }
+}
+
+const SETTING = 'TMS_DATABASE_URL / --database-url';
+
+/** A failure to open the database that an operator can fix, as one line naming the cause and the fix. */
+export function explainOpenFailure(error: unknown, url: string): unknown {
+  const { code, message = String(error) } = error as { code?: string; message?: string };
+  const where = describeUrl(url);
+  const explained = (text: string) => new StoreOpenError(text, { cause: error });
+  if (code === '28P01' || code === '28000') return explained(`the database ${where} refused the login (${message}); check the user and password in ${SETTING}`);
+  if (code === '3D000') return explained(`${message} at ${where}; create it, or name another in ${SETTING}`);
+  if (code === '42501') {
+    return explained(`the database user may not create tms's tables in ${where} (${message}); grant it CREATE on the database, or run "tms migrate" as a user who may`);
+  }
+  if (message.includes('newer than this build')) return explained(`${message} (database ${where})`);
+  if (code === 'ERR_INVALID_URL' || error instanceof TypeError) return explained(`${SETTING} is not a usable URL (${message}); use postgres://user:password@host:port/database`);
+  if (isUnavailable(error)) return explained(`cannot reach the database at ${where} (${message}); check that PostgreSQL runs there and that ${SETTING} names it`);
+  return error;
+}
