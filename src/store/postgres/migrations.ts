@@ -30,6 +30,17 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'timelines: the copy-on-write store\'s keys and values',
     sql: `CREATE TABLE timeline_kv (key bytea PRIMARY KEY, value bytea NOT NULL);`,
   },
+  {
+    version: 3,
+    name: 'the lease of the node that serves the database',
+    sql: `
+      CREATE TABLE tms_node_lease (
+        one boolean PRIMARY KEY DEFAULT true CHECK (one),
+        node_id text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;

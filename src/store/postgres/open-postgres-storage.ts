@@ -7,6 +7,7 @@ import { PgKeyValueSpace } from './pg-key-value-space.ts';
 import { PgSavedRequestStore } from './pg-saved-request-store.ts';
 import { isUnavailable, reportingUnavailable } from './unavailable.ts';
 import { explainOpenFailure } from './open-failures.ts';
+import { NodeLease, type LeaseOptions } from './node-lease.ts';
 
 /** How often the database is asked whether it is there, for the readiness check. */
 const PROBE_MS = 1_000;
@@ -16,10 +17,15 @@ const PROBE_MS = 1_000;
  * nothing is kept on the local disk. While the database is unreachable, the stores fail with
  * `StoreUnavailableError` and `problem()` says so; both end by themselves when it answers again.
  */
-export async function openPostgresStorage(options: PostgresOptions & Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'>): Promise<Storage> {
+export async function openPostgresStorage(
+  options: PostgresOptions & Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'> & { lease?: LeaseOptions },
+): Promise<Storage> {
   const pool = openPool(options);
+  let lease: NodeLease | undefined;
   try {
     await migrate(pool, options.schema ?? 'public');
+    lease = await NodeLease.acquire(pool, options.lease);
+    const held = lease;
     const timelines = new CopyOnWriteTimelineStore(new PgKeyValueSpace(pool), { ...options.timelineOptions, primaryOwner: options.primaryOwner ?? '' });
     await timelines.open();
     let problem: string | undefined;
@@ -31,18 +37,21 @@ export async function openPostgresStorage(options: PostgresOptions & Pick<Storag
       );
     }, PROBE_MS);
     probe.unref();
+    const refusal = () => held.problem();
     return {
-      timelines: reportingUnavailable(timelines, report),
-      accounts: reportingUnavailable(new PgAccountStore(pool), report),
-      savedRequests: reportingUnavailable(new PgSavedRequestStore(pool), report),
-      problem: () => problem,
+      timelines: reportingUnavailable(timelines, report, refusal),
+      accounts: reportingUnavailable(new PgAccountStore(pool), report, refusal),
+      savedRequests: reportingUnavailable(new PgSavedRequestStore(pool), report, refusal),
+      problem: () => held.problem() ?? problem,
       async close() {
         clearInterval(probe);
         await timelines.close();
+        await held.release().catch(() => undefined);
         await pool.end();
       },
     };
   } catch (error) {
+    await lease?.release().catch(() => undefined);
     await pool.end();
     throw explainOpenFailure(error, options.url);
   }
