@@ -6,7 +6,7 @@ import { machineLine, reportsDir } from './lib/report.ts';
 
 const root = join(import.meta.dirname, '..');
 const only = process.argv.slice(2);
-const benches = ['http', 'http-node24', 'engine-store', 'analysis', 'search-under-load'].filter((name) => only.length === 0 || only.includes(name));
+const benches = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'search-under-load'].filter((name) => only.length === 0 || only.includes(name));
 
 /** Node 24 LTS from the npm registry (a binary inside the `node@24` package), for the same HTTP bench. */
 function node24(): string | undefined {
@@ -14,6 +14,15 @@ function node24(): string | undefined {
     return execFileSync('npx', ['-y', '-p', 'node@24', 'node', '-p', 'process.execPath'], { encoding: 'utf8', timeout: 300_000 }).trim();
   } catch {
     return undefined;
+  }
+}
+
+function pgVirtualenv(): boolean {
+  try {
+    execFileSync('sh', ['-c', 'command -v pg_virtualenv'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -32,13 +41,22 @@ for (const name of benches) {
     });
     continue;
   }
+  if (name === 'postgres-store' && !process.env.TMS_BENCH_DATABASE_URL && !process.env.TMS_TEST_DATABASE_URL) {
+    if (!pgVirtualenv()) {
+      console.log('\n### bench/postgres-store.ts: skipped (set TMS_BENCH_DATABASE_URL, or install postgresql for pg_virtualenv)');
+      continue;
+    }
+    console.log('\n### bench/postgres-store.ts, in a throw-away PostgreSQL cluster');
+    execFileSync(join(root, 'scripts', 'with-postgres.sh'), [process.execPath, '--import', 'tsx', join(root, 'bench', 'postgres-store.ts')], { cwd: root, stdio: 'inherit' });
+    continue;
+  }
   const script = join(root, 'bench', `${name}.ts`);
   if (!existsSync(script)) continue;
   console.log(`\n### bench/${name}.ts`);
   execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: root, stdio: 'inherit' });
 }
 
-const sections = ['http', 'http-node24', 'engine-store', 'analysis', 'search-under-load']
+const sections = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'search-under-load']
   .map((name) => join(reportsDir, `${name}.md`))
   .filter(existsSync)
   .map((path) => readFileSync(path, 'utf8').trim());

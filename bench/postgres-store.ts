@@ -1,0 +1,192 @@
+/**
+ * The timeline store on PostgreSQL beside the same store on LevelDB, in one run: bulk load, uncached
+ * 10-result searches (p50, p99), branch creation on a big base against a small one, and write throughput.
+ *
+ *   scripts/with-postgres.sh node --import tsx bench/postgres-store.ts [--events 1000000] [--small 1000]
+ *
+ * Needs TMS_BENCH_DATABASE_URL or TMS_TEST_DATABASE_URL: a database in which it may create (and then drops)
+ * its schemas. Writes bench/reports/postgres-store.md.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openStorage, type Storage } from '../src/store/storage.ts';
+import { openPostgresStorage } from '../src/store/postgres/open-postgres-storage.ts';
+import type { TimelineStore } from '../src/store/types.ts';
+import { generateSyntheticEvents, SYNTHETIC_DEFAULTS } from '../src/synthetic/generator.ts';
+import { parseInstant } from '../src/time/index.ts';
+import { machineLine, percentile, table, writeReport } from './lib/report.ts';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number): number => {
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 ? Number(args[at + 1]) : fallback;
+};
+const url = process.env.TMS_BENCH_DATABASE_URL ?? process.env.TMS_TEST_DATABASE_URL;
+if (!url) throw new Error('set TMS_BENCH_DATABASE_URL, or run under scripts/with-postgres.sh');
+
+const BIG_PLACES = 1000;
+const SMALL_PLACES = 10;
+const START = parseInstant(SYNTHETIC_DEFAULTS.start);
+const SPAN_SECONDS = Number(parseInstant(SYNTHETIC_DEFAULTS.end).seconds - START.seconds);
+/** Every search reads the backend: no page cache. */
+const UNCACHED = { searchCacheEvents: 0 };
+
+interface Side {
+  name: 'LevelDB' | 'PostgreSQL';
+  big: Storage;
+  small: Storage;
+  loadSeconds: number;
+  cleanup(): Promise<void>;
+}
+
+async function load(storage: Storage, events: number, places: number): Promise<number> {
+  const started = performance.now();
+  await storage.timelines.bulkLoad('primary', generateSyntheticEvents({ events, places, seed: 7 }), { batchSize: 5000 });
+  return (performance.now() - started) / 1000;
+}
+
+async function levelSide(events: number, small: number): Promise<Side> {
+  const root = await mkdtemp(join(tmpdir(), 'tms-bench-pg-level-'));
+  const big = await openStorage({ dataDir: join(root, 'big'), timelineOptions: UNCACHED });
+  const smallStore = await openStorage({ dataDir: join(root, 'small'), timelineOptions: UNCACHED });
+  const loadSeconds = await load(big, events, BIG_PLACES);
+  await load(smallStore, small, SMALL_PLACES);
+  return { name: 'LevelDB', big, small: smallStore, loadSeconds, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+async function postgresSide(databaseUrl: string, events: number, small: number): Promise<Side> {
+  const schemas = ['bench_big', 'bench_small'];
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  const big = await openPostgresStorage({ url: databaseUrl, schema: 'bench_big', timelineOptions: UNCACHED });
+  const smallStore = await openPostgresStorage({ url: databaseUrl, schema: 'bench_small', timelineOptions: UNCACHED });
+  const loadSeconds = await load(big, events, BIG_PLACES);
+  await load(smallStore, small, SMALL_PLACES);
+  await admin.query('ANALYZE bench_big.timeline_kv; ANALYZE bench_small.timeline_kv');
+  return {
+    name: 'PostgreSQL',
+    big,
+    small: smallStore,
+    loadSeconds,
+    async cleanup() {
+      for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+/** Deterministic pseudo-random numbers, so both sides get the same sequence. */
+function sequence(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+interface Stats {
+  p50: number;
+  p99: number;
+}
+
+/** Runs each side's task in turn (after a warm-up), `rounds` times, so the machine's noise hits all alike. */
+async function interleaved(rounds: number, tasks: ((i: number) => Promise<unknown>)[]): Promise<Stats[]> {
+  for (let i = 0; i < Math.min(50, rounds); i++) for (const task of tasks) await task(i);
+  const times = tasks.map(() => [] as number[]);
+  for (let i = 0; i < rounds; i++) {
+    for (let k = 0; k < tasks.length; k++) {
+      const j = (i + k) % tasks.length;
+      const started = performance.now();
+      await tasks[j]!(i);
+      times[j]!.push(performance.now() - started);
+    }
+  }
+  return times.map((list) => {
+    const sorted = list.sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  });
+}
+
+const searcher = (store: TimelineStore, seed: number) => {
+  const random = sequence(seed);
+  return async () => {
+    const start = { seconds: START.seconds + BigInt(Math.floor(random() * SPAN_SECONDS * 0.8)), nanos: 0, fractionDigits: 0 };
+    const page = await store.search('primary', { words: ['place', String(Math.floor(random() * SMALL_PLACES))], start, pageSize: 10 });
+    if (page.events.length !== 10) throw new Error(`search returned ${page.events.length} events`);
+  };
+};
+
+const branch = (store: TimelineStore) => (i: number) =>
+  store.createTimeline({ kind: i % 2 ? 'parallel' : 'alternate', base_timeline_id: 'primary', description: 'bench', variation: i % 2 ? 'v' : '', owner: 'bench' });
+
+/** Writes per second: `writers` timelines, each written in turn by its own loop, for `total` writes. */
+async function writeRate(store: TimelineStore, writers: number, total: number): Promise<number> {
+  const timelines = await Promise.all(Array.from({ length: writers }, () => store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: 'w', variation: 'v', owner: 'bench' })));
+  const event = { description: 'bench write', time: parseInstant('1950-01-01T00:00:00Z'), location: 'Bench, Nowhere', causes: [] };
+  const started = performance.now();
+  await Promise.all(timelines.map(async (timeline) => {
+    for (let i = 0; i < total / writers; i++) await store.insertEvent(timeline.timeline_id, event, 'bench');
+  }));
+  return total / ((performance.now() - started) / 1000);
+}
+
+const ms = (value: number) => (value < 1 ? `${(value * 1000).toFixed(0)} µs` : `${value.toFixed(2)} ms`);
+
+async function main(): Promise<void> {
+  const events = option('events', 1_000_000);
+  const small = option('small', 1000);
+  const load1 = loadavg()[0]!;
+  console.log(`postgres-store: ${events} vs ${small} events on LevelDB and PostgreSQL`);
+  const sides = [await levelSide(events, small), await postgresSide(url!, events, small)];
+  for (const side of sides) console.log(`${side.name}: loaded ${events} in ${side.loadSeconds.toFixed(1)} s`);
+  try {
+    const searches = await interleaved(1000, sides.map((side) => searcher(side.big.timelines, 1)));
+    const branches = await interleaved(100, sides.flatMap((side) => [branch(side.big.timelines), branch(side.small.timelines)]));
+    const writes: { one: number; four: number }[] = [];
+    for (const side of sides) writes.push({ one: await writeRate(side.big.timelines, 1, 500), four: await writeRate(side.big.timelines, 4, 1000) });
+    const rows = sides.map((side, i) => {
+      const [big, smallBranch] = [branches[2 * i]!, branches[2 * i + 1]!];
+      return [
+        side.name,
+        `${side.loadSeconds.toFixed(1)} s (${Math.round(events / side.loadSeconds)}/s)`,
+        ms(searches[i]!.p50),
+        ms(searches[i]!.p99),
+        `${ms(big.p50)} / ${ms(smallBranch.p50)} = ${(big.p50 / smallBranch.p50).toFixed(2)}`,
+        `${Math.round(writes[i]!.one)}/s`,
+        `${Math.round(writes[i]!.four)}/s`,
+      ];
+    });
+    for (const row of rows) console.log(row.join(' | '));
+    const pgSearch = searches[1]!;
+    const pgBranchRatio = branches[2]!.p50 / branches[3]!.p50;
+    writeReport(
+      'postgres-store',
+      `## Timeline store on PostgreSQL beside LevelDB (\`bench/postgres-store.ts\`)
+
+${machineLine()}; load average ${load1.toFixed(2)} at start; PostgreSQL on the same machine (pg_virtualenv), one node.
+${events.toLocaleString('en')} synthetic events (${BIG_PLACES} places) against ${small.toLocaleString('en')} (${SMALL_PLACES} places); the page cache off, so
+every search reads the backend. Searches: 10 results by two location words from a random start, 1000
+rounds interleaved between the backends. Branch creation: median of 100 alternates and parallels, big base
+over small base. Writes: \`insertEvent\` on parallel branches of the big primary, one writer (500 writes) and
+four writers on four timelines (1000 writes).
+
+${table(['backend', 'bulk load', 'search p50', 'search p99', 'branch big / small', 'writes, 1 writer', 'writes, 4 writers'], rows)}
+
+- PostgreSQL uncached search p99: ${ms(pgSearch.p99)} (target ≤ 10 ms): ${pgSearch.p99 <= 10 ? 'met' : 'not met'}.
+- PostgreSQL branch creation ratio ${pgBranchRatio.toFixed(2)} (target ≤ 1.2): ${pgBranchRatio <= 1.2 ? 'met' : 'not met'}.
+- Two nodes: not measured. One node serves a database at a time (\`docs/scaling.md\`).
+`,
+    );
+  } finally {
+    for (const side of sides) {
+      await side.big.close();
+      await side.small.close();
+      await side.cleanup();
+    }
+  }
+}
+
+await main();
