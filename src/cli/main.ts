@@ -4,6 +4,7 @@ import { generateCommand } from './generate-command.ts';
 import { usersCommand } from './users-command.ts';
 import { keysCommand } from './keys-command.ts';
 import { migrateCommand } from './migrate-command.ts';
+import { copyStoreCommand } from './copy-store-command.ts';
 
 const program = new Command('tms')
   .description('tms, the Time-Manipulation Service')
@@ -11,6 +12,7 @@ const program = new Command('tms')
   .addCommand(generateCommand())
   .addCommand(usersCommand())
   .addCommand(keysCommand())
-  .addCommand(migrateCommand());
+  .addCommand(migrateCommand())
+  .addCommand(copyStoreCommand());
 
 await program.parseAsync(process.argv);

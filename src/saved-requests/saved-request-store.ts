@@ -12,5 +12,7 @@ export interface SavedRequestStore {
   /** An owner's records, newest first, starting after the record `after` (an id) when given. */
   list(owner: string, options: { after?: string; limit: number }): Promise<SavedRequestRecord[]>;
   count(owner: string): Promise<number>;
+  /** Every owner's records, by owner then id (for copying a whole store). */
+  all(): AsyncIterable<SavedRequestRecord>;
   delete(record: SavedRequestRecord): Promise<void>;
 }

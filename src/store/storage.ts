@@ -1,6 +1,7 @@
 import type { AccountStore } from '../accounts/account-store.ts';
 import type { SavedRequestStore } from '../saved-requests/saved-request-store.ts';
 import type { TimelineStore } from './types.ts';
+import type { OrderedKeyValueStore } from './ordered-kv.ts';
 import type { TimelineStoreOptions } from './timeline-store.ts';
 import { openLevelStorage } from './level/open-level-storage.ts';
 import { openPostgresStorage } from './postgres/open-postgres-storage.ts';
@@ -10,6 +11,8 @@ export interface Storage {
   timelines: TimelineStore;
   accounts: AccountStore;
   savedRequests: SavedRequestStore;
+  /** The timeline store's own keys and values, for copying a whole store between backends (`tms copy-store`). */
+  timelineEntries: OrderedKeyValueStore;
   /** Why the backend cannot serve now (the database unreachable), for the readiness check; undefined when it can. */
   problem(): string | undefined;
   /** Closes the stores, then the backend; the stores' own writes in flight finish first. */

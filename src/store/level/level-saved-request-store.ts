@@ -58,6 +58,10 @@ export class LevelSavedRequestStore implements SavedRequestStore {
     return records;
   }
 
+  async *all(): AsyncIterable<SavedRequestRecord> {
+    for await (const value of this.sub.values({ gte: 'r:', lt: 'r;' })) yield value as SavedRequestRecord;
+  }
+
   async count(owner: string): Promise<number> {
     let count = 0;
     for await (const _key of this.sub.keys({ gt: recordKey(owner, ''), lte: recordKey(owner, '\uffff') })) count++;

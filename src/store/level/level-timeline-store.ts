@@ -10,7 +10,11 @@ export interface LevelTimelineStoreOptions extends TimelineStoreOptions {
 
 /** The timeline store in a sublevel of the app's LevelDB. */
 export class LevelTimelineStore extends CopyOnWriteTimelineStore {
+  readonly entries: KeyValueSpace;
+
   constructor(root: RootDatabase, options: LevelTimelineStoreOptions = {}) {
-    super(new KeyValueSpace(root, options.sublevel ?? 't'), options);
+    const entries = new KeyValueSpace(root, options.sublevel ?? 't');
+    super(entries, options);
+    this.entries = entries;
   }
 }

@@ -21,6 +21,7 @@ export async function openLevelStorage(options: StorageOptions): Promise<Storage
       timelines,
       accounts,
       savedRequests,
+      timelineEntries: timelines.entries,
       problem: () => undefined,
       async close() {
         await timelines.close();

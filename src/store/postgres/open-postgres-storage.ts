@@ -26,7 +26,8 @@ export async function openPostgresStorage(
     await migrate(pool, options.schema ?? 'public');
     lease = await NodeLease.acquire(pool, options.lease);
     const held = lease;
-    const timelines = new CopyOnWriteTimelineStore(new PgKeyValueSpace(pool), { ...options.timelineOptions, primaryOwner: options.primaryOwner ?? '' });
+    const entries = new PgKeyValueSpace(pool);
+    const timelines = new CopyOnWriteTimelineStore(entries, { ...options.timelineOptions, primaryOwner: options.primaryOwner ?? '' });
     await timelines.open();
     let problem: string | undefined;
     const report = (error: unknown) => (problem = `the database is unreachable: ${(error as Error).message}`);
@@ -42,6 +43,7 @@ export async function openPostgresStorage(
       timelines: reportingUnavailable(timelines, report, refusal),
       accounts: reportingUnavailable(new PgAccountStore(pool), report, refusal),
       savedRequests: reportingUnavailable(new PgSavedRequestStore(pool), report, refusal),
+      timelineEntries: reportingUnavailable(entries, report, refusal),
       problem: () => held.problem() ?? problem,
       async close() {
         clearInterval(probe);

@@ -34,6 +34,19 @@ export class PgSavedRequestStore implements SavedRequestStore {
     return rows.map((row) => row.record);
   }
 
+  async *all(): AsyncIterable<SavedRequestRecord> {
+    let after = { owner: '', id: '' };
+    for (;;) {
+      const { rows } = await this.pool.query<Row & { owner: string; id: string }>(
+        'SELECT owner, id, record FROM saved_request WHERE (owner, id) > ($1, $2) ORDER BY owner, id LIMIT 500',
+        [after.owner, after.id],
+      );
+      for (const row of rows) yield row.record;
+      if (rows.length < 500) return;
+      after = rows.at(-1)!;
+    }
+  }
+
   async count(owner: string): Promise<number> {
     const { rows } = await this.pool.query<{ count: string }>('SELECT count(*) FROM saved_request WHERE owner = $1', [owner]);
     return Number(rows[0]!.count);

@@ -1,0 +1,126 @@
+// tms copy-store: a whole store from one backend to another, byte for byte, verified; LevelDB → LevelDB always,
+// and LevelDB → PostgreSQL → LevelDB when TMS_TEST_DATABASE_URL is set.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AccessControl } from '../../src/accounts/access.ts';
+import { OPERATOR } from '../../src/accounts/principal.ts';
+import { loadCatalogueIfEmpty } from '../../src/catalogue/load.ts';
+import { checkTimelines, copyStore } from '../../src/store/copy-store.ts';
+import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
+import { parseInstant } from '../../src/time/index.ts';
+import { CHEAP_SCRYPT } from '../support/accounts.ts';
+import { TEST_DATABASE_URL } from '../support/backends.ts';
+import { createDatabase, dropDatabase } from '../support/postgres.ts';
+
+/** A store with a bit of everything: the catalogue, branches of both kinds, changes, anchors, accounts, saved requests. */
+async function fillStore(storage: Storage): Promise<void> {
+  const store = storage.timelines;
+  await loadCatalogueIfEmpty(store);
+  const alternate = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: 'alt', variation: '', owner: 'ada' });
+  const parallel = await store.createTimeline({ kind: 'parallel', base_timeline_id: alternate.timeline_id, description: 'par', variation: 'v', owner: 'ada' });
+  const changed = await store.manipulate(alternate.timeline_id, 'storming-of-the-bastille', { description: 'peaceful', changes: [{ action: 'reschedule', time: parseInstant('1789-07-15T00:00:00Z') }] }, 'ada');
+  await store.revert(parallel.timeline_id, changed.created.event_id, 'ada');
+  await store.insertEvent(parallel.timeline_id, { description: 'arrival', time: parseInstant('-000044-03-15T12:00:00.000000001Z'), location: 'Rome, Italy', causes: [], kind: 'arrival', traveller: 'tr_1' }, 'ada');
+  await store.putAnchor({ anchor_id: 'anc_1', timeline_id: parallel.timeline_id, timestamp: '1900-01-01T00:00:00Z', note: 'kept as given' });
+  await store.setStability(alternate.timeline_id, 'Stable');
+  const access = await AccessControl.open(storage.accounts, { scrypt: CHEAP_SCRYPT });
+  await access.ensureAdmin({ adminKey: 'copy-store-admin-key-0001' });
+  await access.createAccount(OPERATOR, { username: 'ada', password: 'ada-password-1', scopes: ['read', 'write'] });
+  await access.login('ada', 'ada-password-1', '127.0.0.1');
+  await access.close();
+  await storage.savedRequests.put({ id: 'req_1', name: 'Paris', method: 'GET', path: '/v1/search-events?location=Paris', headers: {}, body: '', created_at: '2026-11-24T10:00:00.000Z', owner: 'ada', share_token: 'shr_1' });
+}
+
+async function everything(options: StorageOptions) {
+  const storage = await openStorage({ ...options, primaryOwner: '' });
+  try {
+    const saved = [];
+    for await (const record of storage.savedRequests.all()) saved.push(record);
+    return { timelines: await checkTimelines(storage.timelines), accounts: await storage.accounts.loadAll(), saved };
+  } finally {
+    await storage.close();
+  }
+}
+
+async function copy(from: StorageOptions, to: StorageOptions) {
+  const source = await openStorage({ ...from, primaryOwner: '' });
+  const target = await openStorage({ ...to, primaryOwner: '' });
+  try {
+    return await copyStore(source, target);
+  } finally {
+    await target.close();
+    await source.close();
+  }
+}
+
+test('a copy holds everything its source held, timeline by timeline, and refuses a target that is not new', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-copy-'));
+  try {
+    const source = { dataDir: join(dir, 'source') };
+    const filled = await openStorage(source);
+    await fillStore(filled);
+    await filled.close();
+    const report = await copy(source, { dataDir: join(dir, 'copy') });
+    assert.equal([report.accounts, report.keys, report.sessions, report.savedRequests], [2, 1, 1, 1]);
+    const original = await everything(source);
+    assert.is(original.timelines.length, 3);
+    assert.ok(original.timelines[0]!.events > 300, 'the catalogue is in it');
+    assert.equal(await everything({ dataDir: join(dir, 'copy') }), original);
+    try {
+      await copy(source, { dataDir: join(dir, 'copy') });
+      assert.unreachable('copied over a store');
+    } catch (error) {
+      assert.match(String(error), 'the target store is not empty: copy into a new folder or an empty database');
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('tms copy-store: the real command copies, shows its progress and says it verified the copy', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-copy-cli-'));
+  try {
+    const filled = await openStorage({ dataDir: join(dir, 'source') });
+    await fillStore(filled);
+    await filled.close();
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), 'copy-store', '--from', join(dir, 'source'), '--to', join(dir, 'copy')], { timeout: 120_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? 1 : 0, stdout, stderr }),
+      ),
+    );
+    assert.is(run.code, 0, run.stderr);
+    assert.match(run.stderr, /copy \[.*\] 100% \| \d+\/\d+ entries/);
+    assert.match(run.stdout, /^copied 3 timelines \(\d+ events, \d+ entries\), 2 accounts, 1 keys, 1 sessions, 1 saved requests; verified\n$/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+if (TEST_DATABASE_URL) {
+  const adminUrl = TEST_DATABASE_URL;
+  test('LevelDB to PostgreSQL and back: the same store at every step', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tms-copy-pg-'));
+    const databaseUrl = await createDatabase(adminUrl);
+    try {
+      const source = { dataDir: join(dir, 'source') };
+      const filled = await openStorage(source);
+      await fillStore(filled);
+      await filled.close();
+      const original = await everything(source);
+      const onPostgres = { dataDir: '', databaseUrl };
+      await copy(source, onPostgres);
+      assert.equal(await everything(onPostgres), original);
+      await copy(onPostgres, { dataDir: join(dir, 'back') });
+      assert.equal(await everything({ dataDir: join(dir, 'back') }), original);
+    } finally {
+      await dropDatabase(adminUrl, databaseUrl);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+test.run();
