@@ -1,18 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Level } from 'level';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LevelTimelineStore, type EventRecord } from '../../src/store/index.ts';
+import type { EventRecord, TimelineStore } from '../../src/store/index.ts';
+import { testBackends, type PlaceSpec, type TestPlace } from '../support/backends.ts';
 
 const child = new URL('./fixtures/durability-child.ts', import.meta.url).pathname;
 
 /** Runs the child until it has acknowledged `acks` writes, then kills it with SIGKILL; returns the acks. */
-function runAndKill(dir: string, mode: string, acks: number): Promise<Record<string, unknown>[]> {
+function runAndKill(spec: PlaceSpec, mode: string, acks: number): Promise<Record<string, unknown>[]> {
   return new Promise((resolve, reject) => {
-    const process_ = spawn(process.execPath, ['--import', 'tsx', child, dir, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const process_ = spawn(process.execPath, ['--import', 'tsx', child, JSON.stringify(spec), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
     const received: Record<string, unknown>[] = [];
     let buffer = '';
     let stderr = '';
@@ -34,20 +31,16 @@ function runAndKill(dir: string, mode: string, acks: number): Promise<Record<str
   });
 }
 
-async function withStore<T>(dir: string, use: (store: LevelTimelineStore) => Promise<T>): Promise<T> {
-  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await db.open();
-  const store = new LevelTimelineStore(db);
-  await store.open();
+async function withStore<T>(place: TestPlace, use: (store: TimelineStore) => Promise<T>): Promise<T> {
+  const storage = await place.open();
   try {
-    return await use(store);
+    return await use(storage.timelines);
   } finally {
-    await store.close();
-    await db.close();
+    await storage.close();
   }
 }
 
-async function searchAll(store: LevelTimelineStore, timeline: string): Promise<EventRecord[]> {
+async function searchAll(store: TimelineStore, timeline: string): Promise<EventRecord[]> {
   const events: EventRecord[] = [];
   let cursor: string | undefined;
   do {
@@ -58,66 +51,68 @@ async function searchAll(store: LevelTimelineStore, timeline: string): Promise<E
   return events;
 }
 
-test('every acknowledged write survives SIGKILL, and nothing is torn', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'tms-durability-'));
-  try {
-    const acks = await runAndKill(dir, 'writes', 120);
-    // Acks already in the pipe when the kill lands are real acknowledgements too (Node 24 writes them faster):
-    // every one received is checked below.
-    assert.ok(acks.length >= 120, `at least 120 acknowledged writes (${acks.length})`);
-    await withStore(dir, async (store) => {
-      const branch = acks[0]!.timeline as string;
-      assert.ok(await store.getTimeline(branch), 'acknowledged timeline exists');
-      for (const ack of acks.slice(1)) {
-        const timeline = ack.timeline as string;
-        if (ack.inserted) assert.ok(await store.getEvent(timeline, ack.inserted as string), `inserted ${ack.inserted}`);
-        if (ack.manipulated) {
-          const original = await store.getEvent(timeline, ack.manipulated as string);
-          assert.is(original?.superseded_by, ack.created, 'manipulation kept');
-          assert.ok(await store.getEvent(timeline, ack.created as string));
-        }
-      }
-      for (const timeline of ['primary', branch]) {
-        const found = await searchAll(store, timeline);
-        const record = await store.getTimeline(timeline);
-        assert.is(found.length, record!.event_count, `search and count agree on ${timeline}`);
-        for (const event of found) {
-          assert.is(event.superseded_by, undefined, 'only events that happen are found');
-          if (event.supersedes) {
-            const original = await store.getEvent(timeline, event.supersedes);
-            assert.is(original?.superseded_by, event.event_id, 'both halves of every manipulation or neither');
+for (const backend of testBackends) {
+  test(`${backend.name}: every acknowledged write survives SIGKILL, and nothing is torn`, async () => {
+    const place = await backend.newPlace();
+    try {
+      const acks = await runAndKill(place.spec, 'writes', 120);
+      // Acks already in the pipe when the kill lands are real acknowledgements too (Node 24 writes them faster):
+      // every one received is checked below.
+      assert.ok(acks.length >= 120, `at least 120 acknowledged writes (${acks.length})`);
+      await withStore(place, async (store) => {
+        const branch = acks[0]!.timeline as string;
+        assert.ok(await store.getTimeline(branch), 'acknowledged timeline exists');
+        for (const ack of acks.slice(1)) {
+          const timeline = ack.timeline as string;
+          if (ack.inserted) assert.ok(await store.getEvent(timeline, ack.inserted as string), `inserted ${ack.inserted}`);
+          if (ack.manipulated) {
+            const original = await store.getEvent(timeline, ack.manipulated as string);
+            assert.is(original?.superseded_by, ack.created, 'manipulation kept');
+            assert.ok(await store.getEvent(timeline, ack.created as string));
           }
         }
-        const { graph } = await store.readCausalGraph(timeline);
-        assert.is(graph.eventIds.length, found.length, 'graph agrees');
-      }
-      // Still writable after recovery.
-      await store.insertEvent('primary', { description: 'after', time: { seconds: 0n, nanos: 0, fractionDigits: 0 }, location: 'Delft', causes: [] }, 'o');
-    });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+        for (const timeline of ['primary', branch]) {
+          const found = await searchAll(store, timeline);
+          const record = await store.getTimeline(timeline);
+          assert.is(found.length, record!.event_count, `search and count agree on ${timeline}`);
+          for (const event of found) {
+            assert.is(event.superseded_by, undefined, 'only events that happen are found');
+            if (event.supersedes) {
+              const original = await store.getEvent(timeline, event.supersedes);
+              assert.is(original?.superseded_by, event.event_id, 'both halves of every manipulation or neither');
+            }
+          }
+          const { graph } = await store.readCausalGraph(timeline);
+          assert.is(graph.eventIds.length, found.length, 'graph agrees');
+        }
+        // Still writable after recovery.
+        await store.insertEvent('primary', { description: 'after', time: { seconds: 0n, nanos: 0, fractionDigits: 0 }, location: 'Delft', causes: [] }, 'o');
+      });
+    } finally {
+      await place.remove();
+    }
+  });
 
-test('a bulk load killed midway recovers a consistent genesis on reopen', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'tms-durability-bulk-'));
-  try {
-    const acks = await runAndKill(dir, 'bulk', 6);
-    assert.ok((acks[acks.length - 1]!.loaded as number) >= 3000);
-    await withStore(dir, async (store) => {
-      const primary = await store.getTimeline('primary');
-      const found = await searchAll(store, 'primary');
-      assert.ok(primary!.event_count >= 3000, `at least the batches reported loaded (${primary!.event_count})`);
-      assert.is(found.length, primary!.event_count);
-      const { graph } = await store.readCausalGraph('primary');
-      assert.is(graph.eventIds.length, found.length);
-      const i = graph.eventIds.indexOf('g10');
-      assert.equal([...graph.causeTargets.slice(graph.causeOffsets[i]!, graph.causeOffsets[i + 1]!)].map((t) => graph.eventIds[t]), ['g9']);
-      await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'o' });
-    });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  test(`${backend.name}: a bulk load killed midway recovers a consistent genesis on reopen`, async () => {
+    const place = await backend.newPlace();
+    try {
+      const acks = await runAndKill(place.spec, 'bulk', 6);
+      assert.ok((acks[acks.length - 1]!.loaded as number) >= 3000);
+      await withStore(place, async (store) => {
+        const primary = await store.getTimeline('primary');
+        const found = await searchAll(store, 'primary');
+        assert.ok(primary!.event_count >= 3000, `at least the batches reported loaded (${primary!.event_count})`);
+        assert.is(found.length, primary!.event_count);
+        const { graph } = await store.readCausalGraph('primary');
+        assert.is(graph.eventIds.length, found.length);
+        const i = graph.eventIds.indexOf('g10');
+        assert.equal([...graph.causeTargets.slice(graph.causeOffsets[i]!, graph.causeOffsets[i + 1]!)].map((t) => graph.eventIds[t]), ['g9']);
+        await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'o' });
+      });
+    } finally {
+      await place.remove();
+    }
+  });
+}
 
 test.run();

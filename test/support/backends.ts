@@ -10,17 +10,29 @@ import type { OrderedKeyValueStore } from '../../src/store/ordered-kv.ts';
 import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
 import { PgKeyValueSpace } from '../../src/store/postgres/pg-key-value-space.ts';
 import { openPool } from '../../src/store/postgres/pool.ts';
+import type { LeaseOptions } from '../../src/store/postgres/node-lease.ts';
 import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
 import { openPostgresStorage } from '../../src/store/postgres/open-postgres-storage.ts';
 
 /** One store location: opened as often as a test likes (what a restart, or a second node, sees), then removed. */
 export interface TestPlace {
-  open(options?: Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'>): Promise<Storage>;
+  spec: PlaceSpec;
+  open(options?: OpenOptions): Promise<Storage>;
   /** The timeline store's raw keys and values, to stage what a crash leaves behind (with the store closed). */
   openKeyValues(): Promise<{ kv: OrderedKeyValueStore; close(): Promise<void> }>;
   /** Bytes of data the backend holds for it (LevelDB: the folder's files; PostgreSQL: the rows' keys and values). */
   storageBytes(): Promise<number>;
   remove(): Promise<void>;
+}
+
+/** Where a place is, in a form another process can open (see `openPlace`). */
+export type PlaceSpec = { backend: 'leveldb'; dataDir: string } | { backend: 'postgresql'; url: string; schema: string };
+
+type OpenOptions = Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'> & { lease?: LeaseOptions };
+
+/** Opens the store at `spec`, in this process or another (a child a test kills). */
+export function openPlace(spec: PlaceSpec, options: OpenOptions = {}): Promise<Storage> {
+  return spec.backend === 'leveldb' ? openStorage({ dataDir: spec.dataDir, ...options }) : openPostgresStorage({ url: spec.url, schema: spec.schema, ...options });
 }
 
 export interface TestBackend {
@@ -37,8 +49,10 @@ const leveldb: TestBackend = {
   name: 'leveldb',
   async newPlace() {
     const dir = await mkdtemp(join(tmpdir(), 'tms-backend-'));
+    const spec: PlaceSpec = { backend: 'leveldb', dataDir: dir };
     return {
-      open: (options = {}) => openStorage({ dataDir: dir, ...options }),
+      spec,
+      open: (options = {}) => openPlace(spec, options),
       storageBytes: () => directoryBytes(dir),
       async openKeyValues() {
         const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
@@ -59,8 +73,10 @@ const postgresql = (url: string): TestBackend => ({
   name: 'postgresql',
   async newPlace() {
     const schema = freshSchema();
+    const spec: PlaceSpec = { backend: 'postgresql', url, schema };
     return {
-      open: (options = {}) => openPostgresStorage({ url, schema, ...options }),
+      spec,
+      open: (options = {}) => openPlace(spec, options),
       storageBytes: () => rowBytes(url, schema),
       async openKeyValues() {
         const pool = openPool({ url, schema });
