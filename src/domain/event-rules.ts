@@ -28,7 +28,7 @@ export function checkManipulable(timelineId: string, original: EventRecord): voi
 }
 
 export const newEventIdTaken = (eventId: string, timelineId: string): ApiError =>
-  new ApiError('already_exists', `new_outcome.new_event_id: event "${eventId}" already exists on timeline "${timelineId}"`);
+  new ApiError('already_exists', `event "${eventId}" already exists on timeline "${timelineId}"`);
 
 /**
  * The two versions a manipulation writes on `timelineId`: the original, now superseded, and the new event.

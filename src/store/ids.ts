@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { invalidArgument } from '../domain/errors.ts';
+import { ApiError } from '../domain/errors.ts';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const MAX_ID_LENGTH = 200;
@@ -25,10 +25,14 @@ export function randomId(prefix: string): string {
 export const newEventId = (): string => randomId('evt_');
 export const newTimelineId = (): string => randomId('tl_');
 
-/** Ids are key parts: non-empty, bounded, no control characters (NUL separates key fields, \n the snapshot ids). */
-export function checkId(field: string, id: string): void {
-  if (typeof id !== 'string' || id.length === 0) throw invalidArgument(field, 'must not be empty');
-  if (id.length > MAX_ID_LENGTH) throw invalidArgument(field, `longer than ${MAX_ID_LENGTH} characters`);
+/**
+ * Ids are key parts: non-empty, bounded, no control characters (NUL separates key fields, \n the snapshot ids).
+ * `what` names the id in the store's terms (`event id`); the API checks its fields before they get here.
+ */
+export function checkId(what: string, id: string): void {
+  const refuse = (problem: string) => new ApiError('invalid_argument', `${what} ${JSON.stringify(id)}: ${problem}`);
+  if (typeof id !== 'string' || id.length === 0) throw refuse('must not be empty');
+  if (id.length > MAX_ID_LENGTH) throw refuse(`longer than ${MAX_ID_LENGTH} characters`);
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(id)) throw invalidArgument(field, 'contains a control character');
+  if (/[\u0000-\u001f\u007f]/.test(id)) throw refuse('contains a control character');
 }

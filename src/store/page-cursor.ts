@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { invalidArgument, type ApiError } from '../domain/errors.ts';
 import { INSTANT_KEY_BYTES } from '../time/index.ts';
 
 const VERSION = 1;
@@ -15,8 +14,13 @@ export function encodeCursor(fingerprint: Buffer, lastSortKey: Uint8Array): stri
   return Buffer.concat([Buffer.from([VERSION]), fingerprint, lastSortKey]).toString('base64url');
 }
 
+/** A cursor the store cannot continue from; the operation that took it from a client names the field. */
+export class BadCursorError extends Error {
+  override name = 'BadCursorError';
+}
+
 export function decodeCursor(cursor: string, fingerprint: Buffer): Buffer {
-  const invalid = (problem: string): ApiError => invalidArgument('page_token', problem);
+  const invalid = (problem: string) => new BadCursorError(problem);
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid('not a page token of this service');
   const bytes = Buffer.from(cursor, 'base64url');
   if (bytes.length <= 1 + HASH_BYTES + INSTANT_KEY_BYTES || bytes[0] !== VERSION) throw invalid('not a page token of this service');

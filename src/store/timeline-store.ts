@@ -5,7 +5,7 @@
  * read started.
  */
 import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
-import { ApiError, invalidArgument, notFound } from '../domain/errors.ts';
+import { ApiError, notFound } from '../domain/errors.ts';
 import { checkManipulable, eventNotFound, newEventIdTaken, newEventRecord, planManipulation, planRevert } from '../domain/event-rules.ts';
 import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../time/index.ts';
 import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
@@ -237,12 +237,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   async createTimeline(spec: NewTimeline): Promise<TimelineRecord> {
     if (spec.kind !== 'alternate' && spec.kind !== 'parallel') {
-      throw invalidArgument('kind', `must be "alternate" or "parallel", not ${JSON.stringify(spec.kind)}`);
+      throw new ApiError('invalid_argument', `a new timeline is an alternate or a parallel, not ${JSON.stringify(spec.kind)}`);
     }
     const base = this.live(spec.base_timeline_id);
     if (base.bulkLoading) throw failed(`timeline "${base.record.timeline_id}" is being bulk-loaded; branch it when the load is done`);
     const timelineId = spec.timeline_id ?? newTimelineId();
-    checkId('timeline_id', timelineId);
+    checkId('timeline id', timelineId);
     if (this.registry.has(timelineId)) throw new ApiError('already_exists', `timeline "${timelineId}" already exists`);
     const record: StoredTimeline = {
       timeline_id: timelineId,
@@ -469,7 +469,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   async manipulate(timelineId: string, eventId: string, outcome: Outcome, actor: string, precheck?: Precheck): Promise<ManipulationResult> {
-    if (outcome.new_event_id !== undefined) checkId('new_outcome.new_event_id', outcome.new_event_id);
+    if (outcome.new_event_id !== undefined) checkId('new event id', outcome.new_event_id);
     return this.write(timelineId, async (state, chain) => {
       const found = await this.resolve(chain, eventId);
       if (!found) throw eventNotFound(eventId, timelineId);
@@ -550,7 +550,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     let loaded = 0;
     const timePrefix = timeIndexPrefix(level);
     const add = (event: GenesisEvent): void => {
-      checkId('event_id', event.event_id);
+      checkId('event id', event.event_id);
       const record: EventRecord = {
         event_id: event.event_id,
         timeline_id: timelineId,
@@ -717,7 +717,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   // ---------------------------------------------------------------- anchors
 
   async putAnchor(anchor: AnchorRecord): Promise<AnchorRecord> {
-    checkId('anchor_id', anchor.anchor_id);
+    checkId('anchor id', anchor.anchor_id);
     return this.write(anchor.timeline_id, async (state) => {
       const ops: WriteOp[] = [];
       const owner = await this.kv.get(tagKey(Tag.anchorOwner, anchor.anchor_id));

@@ -2,8 +2,9 @@
  * The timeline store contract. The service layer validates requests (zod) and calls this interface;
  * every backend passes the conformance suite in `test/store/conformance.ts`.
  *
- * Errors are `ApiError`s: `not_found`, `aborted` (conflicts), `failed_precondition`, `already_exists`,
- * `invalid_argument` (bad page token). Reads never go through a writer queue.
+ * Errors are `ApiError`s (`not_found`, `aborted` for conflicts, `failed_precondition`, `already_exists`), and
+ * `BadCursorError` for a search cursor that is not the store's own or belongs to another query. Reads never go
+ * through a writer queue.
  */
 import type { CausalGraph } from '../analysis/causal-graph.ts';
 import type { Instant } from '../time/index.ts';

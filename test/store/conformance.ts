@@ -5,6 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '../../src/domain/errors.ts';
+import { BadCursorError } from '../../src/store/page-cursor.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import type { EventRecord, GenesisEvent, TimelineStore } from '../../src/store/types.ts';
 
@@ -33,6 +34,17 @@ async function rejects(promise: Promise<unknown>, code: string, pattern?: RegExp
   }
   assert.unreachable(`expected a ${code} error`);
   throw new Error('unreachable');
+}
+
+async function rejectsCursor(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, BadCursorError, `expected a BadCursorError, got ${String(error)}`);
+    assert.match((error as Error).message, pattern);
+    return;
+  }
+  assert.unreachable('expected the cursor to be refused');
 }
 
 async function addEvent(store: TimelineStore, timeline: string, time: string, location: string, causes: string[] = [], description = `at ${location}`) {
@@ -420,10 +432,10 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     }
     const first = await store.search('primary', { words: ['norway'], pageSize: 5 });
     assert.ok(first.nextCursor);
-    await rejects(store.search('primary', { words: ['oslo'], pageSize: 5, cursor: first.nextCursor! }), 'invalid_argument', /^page_token: /);
-    await rejects(store.search(par.timeline_id, { words: ['norway'], pageSize: 5, cursor: first.nextCursor! }), 'invalid_argument', /^page_token: /);
-    await rejects(store.search('primary', { words: ['norway'], pageSize: 5, cursor: 'not a token!' }), 'invalid_argument', /^page_token: /);
-    await rejects(store.search('primary', { words: ['norway'], pageSize: 5, cursor: 'AAAA' }), 'invalid_argument', /^page_token: /);
+    await rejectsCursor(store.search('primary', { words: ['oslo'], pageSize: 5, cursor: first.nextCursor! }), /^belongs to a different query/);
+    await rejectsCursor(store.search(par.timeline_id, { words: ['norway'], pageSize: 5, cursor: first.nextCursor! }), /^belongs to a different query/);
+    await rejectsCursor(store.search('primary', { words: ['norway'], pageSize: 5, cursor: 'not a token!' }), /^not a page token of this service/);
+    await rejectsCursor(store.search('primary', { words: ['norway'], pageSize: 5, cursor: 'AAAA' }), /^not a page token of this service/);
     const second = await store.search('primary', { words: ['norway'], pageSize: 5, cursor: first.nextCursor! });
     assert.equal(ids(second.events), ids(made.slice().sort((a, b) => (a.time === b.time ? (a.event_id < b.event_id ? -1 : 1) : a.time < b.time ? -1 : 1))).slice(5, 10));
   });

@@ -13,6 +13,7 @@ import { canSee } from '../../accounts/authorization.ts';
 import { eventJson } from '../event-json.ts';
 import { invalidArgument, notAManipulation, notFound } from '../../domain/errors.ts';
 import { safetyCheck } from './safety-check.ts';
+import { BadCursorError } from '../../store/page-cursor.ts';
 import { markReusable } from '../reusable-output.ts';
 
 export const searchInput = z.strictObject({
@@ -29,13 +30,17 @@ export async function searchEvents(deps: OperationDeps, ctx: RequestContext, que
   requireTimeline(deps.store, ctx.principal, query.timeline_id, 'read');
   const pageSize = query.page_size ?? deps.config.defaultPageSize;
   if (pageSize > deps.config.maxPageSize) throw invalidArgument('page_size', `must be at most ${deps.config.maxPageSize}`);
-  const page = await deps.store.search(query.timeline_id, {
-    words: query.location ? [query.location] : [],
-    start: query.time_range?.start,
-    end: query.time_range?.end,
-    pageSize,
-    cursor: query.page_token,
-  });
+  const page = await deps.store
+    .search(query.timeline_id, {
+      words: query.location ? [query.location] : [],
+      start: query.time_range?.start,
+      end: query.time_range?.end,
+      pageSize,
+      cursor: query.page_token,
+    })
+    .catch((error: unknown) => {
+      throw error instanceof BadCursorError ? invalidArgument('page_token', error.message) : error;
+    });
   return searchOutput(page, ctx.principal);
 }
 
