@@ -7,13 +7,13 @@ import { ApiError, notFound } from '../domain/errors.ts';
  * A timeline the caller may see, or `not_found` (never `permission_denied`: ids of other accounts'
  * timelines must not leak). `change` also requires the right to write to it.
  */
-export function requireTimeline(
+export async function requireTimeline(
   store: TimelineStore,
   principal: Principal,
   timelineId: string,
   access: 'read' | 'change',
-): void {
-  const owner = store.timelineOwner(timelineId);
+): Promise<void> {
+  const owner = await store.timelineOwner(timelineId);
   if (owner === undefined || !canSee(principal, owner)) throw notFound('timeline', timelineId);
   if (access === 'change' && !canChange(principal, timelineId, owner)) {
     throw new ApiError('permission_denied', `changing timeline "${timelineId}" needs the "admin" scope`);

@@ -16,5 +16,6 @@ export async function loadCatalogueIfEmpty(store: TimelineStore): Promise<number
   if (!primary) throw new Error('timeline "primary" is missing: open the store before loading the catalogue');
   if (primary.event_count > 0 || primary.revision > 0) return 0;
   const events = readCatalogue();
-  return store.bulkLoad(PRIMARY_TIMELINE_ID, events, { batchSize: events.length + 1 });
+  // ifEmpty: another node sharing the store may be loading it at this very moment.
+  return store.bulkLoad(PRIMARY_TIMELINE_ID, events, { batchSize: events.length + 1, ifEmpty: true });
 }

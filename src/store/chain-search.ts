@@ -30,6 +30,8 @@ export interface ChainQuery {
    * from memory, which costs less than opening an iterator on them.
    */
   inMemory?: (level: number) => boolean;
+  /** Called with the newest commit's LSN as the index snapshot sees it, before the snapshot is read (shared stores). */
+  beforeScan?: (head: number) => Promise<void> | undefined;
 }
 
 interface Candidate {
@@ -134,7 +136,10 @@ export async function searchChain(
   query: ChainQuery,
 ): Promise<ChainSearchResult> {
   // Index entries come from one snapshot; the versions they point at never change, so they are read after it.
-  const picked = await kv.snapshot((reads) => pickCandidates(reads, versions, chain, query));
+  const picked = await kv.snapshot(async (reads) => {
+    if (query.beforeScan && reads.commitHead) await query.beforeScan(await reads.commitHead());
+    return pickCandidates(reads, versions, chain, query);
+  });
   const page = picked.slice(0, query.limit);
   const toRead = page.filter((candidate) => !candidate.json);
   const read = await kv.getMany(toRead.map((c) => versionKey(Tag.version, c.level, c.eventId, c.lsn!)));

@@ -23,7 +23,9 @@ import {
 } from './keys.ts';
 import type { OrderedKeyValueStore, WriteOp } from './ordered-kv.ts';
 import { locationWords } from './location-words.ts';
-import { LsnClock } from './lsn-clock.ts';
+import { LocalCommitLog, type CommitLog } from './commit-log.ts';
+import { decodeNote, encodeNote, type ChangeNote } from './change-note.ts';
+import { FreshCheck } from './fresh-check.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from './page-cursor.ts';
 import { SearchPageCache } from './search-cache.ts';
 import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from './timeline-registry.ts';
@@ -52,6 +54,15 @@ interface Resolved {
   record: EventRecord;
 }
 
+/** What a commit writes and changes in memory: `apply` runs once it is durable, `undo` if it is not. */
+interface Change<T> {
+  ops: WriteOp[];
+  note: ChangeNote;
+  result: T;
+  apply?: () => void;
+  undo?: () => void;
+}
+
 /** One event version a write adds, with the index changes it implies. */
 interface VersionWrite {
   record: EventRecord;
@@ -63,6 +74,7 @@ const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BULK_BATCH = 5000;
 const MEMORY_SCAN_LIMIT = 256;
 const SEARCH_CACHE_EVENTS = 50_000;
+const EMPTY_NOTE = new Uint8Array();
 
 /** Cached pages are shared by every caller that asks the same question: nobody may change them. */
 function freezeRecord(record: EventRecord): EventRecord {
@@ -78,10 +90,13 @@ function failed(message: string): ApiError {
 }
 
 export class CopyOnWriteTimelineStore implements TimelineStore {
-  private readonly registry = new TimelineRegistry();
-  private readonly versions = new VersionIndex();
+  private registry = new TimelineRegistry();
+  private versions = new VersionIndex();
   private readonly queues = new WriterQueues();
-  private clock = new LsnClock(0);
+  private readonly log: CommitLog;
+  /** The newest commit whose changes memory holds (shared stores only). */
+  private seen = 0;
+  private readonly fresh = new FreshCheck(() => this.catchUp());
   private readonly snapshots = new Map<number, Promise<GenesisSnapshot>>();
   private readonly graphs = new CausalGraphCache();
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
@@ -89,11 +104,14 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly background = new Set<Promise<void>>();
   private opened = false;
 
+  /** `log`: a shared one where other nodes write the same store (default: this process alone writes it). */
   constructor(
     private readonly kv: OrderedKeyValueStore,
     private readonly options: TimelineStoreOptions = {},
+    log?: CommitLog,
   ) {
     this.searchCache = new SearchPageCache(options.searchCacheEvents ?? SEARCH_CACHE_EVENTS);
+    this.log = log ?? new LocalCommitLog(kv);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -101,18 +119,118 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   async open(): Promise<void> {
     if (this.opened) return;
     await this.kv.open();
+    // Commits made while the state loads are replayed from here.
+    this.seen = await this.log.head();
+    const tombstones = await this.loadState();
+    await this.log.start(Math.max(this.versions.maxLsn(), this.registry.highestCap()));
+    await this.sync();
+    if (!this.registry.has(PRIMARY_TIMELINE_ID)) await this.createPrimary();
+    for (const state of this.registry.all()) {
+      if (state.record.loading && !(await this.log.loadHeld(state.record.level))) await this.recoverInterruptedLoad(state);
+    }
+    this.opened = true;
+    for (const level of tombstones) this.track(this.clearLevel(level));
+  }
+
+  /** Timelines and version summaries into memory; returns the levels of deleted timelines not yet cleared. */
+  private async loadState(): Promise<number[]> {
+    this.registry = new TimelineRegistry();
+    this.versions = new VersionIndex();
+    this.snapshots.clear();
     for (const [, value] of await this.kv.entries({ gte: tagKey(Tag.timeline), lt: prefixEnd(tagKey(Tag.timeline)) })) {
       this.registry.add(decodeRecord<StoredTimeline>(value));
     }
-    const tombstones = await this.kv.keys({ gte: tagKey(Tag.tombstone), lt: prefixEnd(tagKey(Tag.tombstone)) });
-    for (const key of tombstones) this.registry.reserveLevel(Buffer.from(key).readUInt32BE(1));
+    const tombstones = (await this.kv.keys({ gte: tagKey(Tag.tombstone), lt: prefixEnd(tagKey(Tag.tombstone)) })).map((key) =>
+      Buffer.from(key).readUInt32BE(1),
+    );
+    for (const level of tombstones) this.registry.reserveLevel(level);
     await this.loadSummaries();
-    this.clock = new LsnClock(Math.max(this.versions.maxLsn(), this.registry.highestCap()));
     for (const state of this.registry.all()) state.committedLsn = this.versions.newestLsn(state.record.level);
-    if (!this.registry.has(PRIMARY_TIMELINE_ID)) await this.createPrimary();
-    for (const state of this.registry.all()) if (state.record.loading) await this.recoverInterruptedLoad(state);
-    this.opened = true;
-    for (const key of tombstones) this.track(this.clearLevel(Buffer.from(key).readUInt32BE(1)));
+    return tombstones;
+  }
+
+  /** Brings memory up to the newest commit of a shared store: every read and write starts here. */
+  private sync(): Promise<void> {
+    return this.log.shared ? this.fresh.run() : Promise.resolve();
+  }
+
+  private async catchUp(): Promise<void> {
+    const head = await this.log.head();
+    if (head <= this.seen) return;
+    const commits = await this.log.since(this.seen);
+    if (!commits) {
+      // The log no longer reaches back to what memory holds: load the whole state again.
+      const seen = head;
+      await this.loadState();
+      this.seen = Math.max(this.seen, seen);
+      return;
+    }
+    for (const commit of commits) {
+      if (commit.lsn <= this.seen) continue;
+      this.replay(decodeNote(commit.note));
+      this.seen = commit.lsn;
+    }
+    this.seen = Math.max(this.seen, head);
+  }
+
+  /** Applies another node's commit to memory (or this node's own again: applying twice changes nothing). */
+  private replay(note: ChangeNote): void {
+    for (const record of note.timelines ?? []) this.adopt(record);
+    for (const { timeline_id: timelineId, level } of note.deleted ?? []) {
+      const state = this.registry.atLevel(level);
+      if (state) this.forgetTimeline(state);
+      this.registry.reserveLevel(level);
+      this.eventCounts.delete(timelineId);
+    }
+    for (const { level, eventId, info } of note.versions ?? []) {
+      this.versions.add(level, eventId, info);
+      const state = this.registry.atLevel(level);
+      if (state && info.lsn > state.committedLsn) state.committedLsn = info.lsn;
+    }
+  }
+
+  /** A timeline record as committed, new or changed. */
+  private adopt(record: StoredTimeline): TimelineState {
+    const state = this.registry.atLevel(record.level);
+    if (!state) return this.registry.add(record);
+    if (state.record.snapshot_chunks !== record.snapshot_chunks || state.record.genesis_count !== record.genesis_count) {
+      this.snapshots.delete(record.level);
+    }
+    state.record = record;
+    return state;
+  }
+
+  private forgetTimeline(state: TimelineState): void {
+    const { level, timeline_id: timelineId } = state.record;
+    this.registry.remove(state);
+    this.versions.dropLevel(level);
+    this.snapshots.delete(level);
+    this.eventCounts.delete(timelineId);
+    this.graphs.forget(timelineId);
+  }
+
+  /**
+   * Commits one change: under a new LSN, after memory has caught up with every earlier commit (on a shared
+   * store, no other node commits meanwhile). `build` may run again if the database asks for a retry.
+   */
+  private async commit<T>(build: (lsn: () => number) => Promise<Change<T>>): Promise<T> {
+    let change: Change<T> | undefined;
+    let committedAt = 0;
+    try {
+      const result = await this.log.commit(async (lsn) => {
+        change?.undo?.();
+        change = undefined;
+        if (this.log.shared) await this.catchUp();
+        change = await build(() => (committedAt = lsn()));
+        return { ops: change.ops, note: this.log.shared ? encodeNote(change.note) : EMPTY_NOTE, result: change.result };
+      });
+      change?.apply?.();
+      if (this.log.shared && committedAt === this.seen + 1) this.seen = committedAt;
+      return result;
+    } catch (error) {
+      change?.undo?.();
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
@@ -149,7 +267,16 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   private async createPrimary(): Promise<void> {
-    const record: StoredTimeline = {
+    await this.commit(async () => {
+      // Another node sharing the store may have made it first.
+      if (this.registry.has(PRIMARY_TIMELINE_ID)) return { ops: [], note: {}, result: undefined };
+      const record = this.primaryRecord();
+      return { ops: [this.recordPut(record)], note: { timelines: [record] }, result: undefined, apply: () => this.adopt(record) };
+    });
+  }
+
+  private primaryRecord(): StoredTimeline {
+    return {
       timeline_id: PRIMARY_TIMELINE_ID,
       kind: 'primary',
       description: this.options.primaryDescription ?? 'The main timeline',
@@ -163,8 +290,6 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       genesis_count: 0,
       snapshot_chunks: 0,
     };
-    await this.kv.write([this.recordPut(record)], true);
-    this.registry.add(record);
   }
 
   private recordPut(record: StoredTimeline): WriteOp {
@@ -239,11 +364,27 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     if (spec.kind !== 'alternate' && spec.kind !== 'parallel') {
       throw new ApiError('invalid_argument', `a new timeline is an alternate or a parallel, not ${JSON.stringify(spec.kind)}`);
     }
-    const base = this.live(spec.base_timeline_id);
-    if (base.bulkLoading) throw failed(`timeline "${base.record.timeline_id}" is being bulk-loaded; branch it when the load is done`);
     const timelineId = spec.timeline_id ?? newTimelineId();
     checkId('timeline id', timelineId);
-    if (this.registry.has(timelineId)) throw new ApiError('already_exists', `timeline "${timelineId}" already exists`);
+    return this.commit(async () => {
+      const base = this.live(spec.base_timeline_id);
+      if (base.bulkLoading || base.record.loading) {
+        throw failed(`timeline "${base.record.timeline_id}" is being bulk-loaded; branch it when the load is done`);
+      }
+      if (this.registry.has(timelineId)) throw new ApiError('already_exists', `timeline "${timelineId}" already exists`);
+      const record = this.branchRecord(spec, timelineId, base);
+      const state = this.registry.add(record, true);
+      return {
+        ops: [this.recordPut(record)],
+        note: { timelines: [record] },
+        result: state,
+        undo: () => this.registry.remove(state),
+        apply: () => (state.pending = false),
+      };
+    }).then((state) => this.publicRecord(state));
+  }
+
+  private branchRecord(spec: NewTimeline, timelineId: string, base: TimelineState): StoredTimeline {
     const record: StoredTimeline = {
       timeline_id: timelineId,
       kind: spec.kind,
@@ -262,27 +403,22 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       // Each level capped at its last committed batch: the one batch that may be in flight there is above it.
       record.frozen_chain = this.readChain(base).map(({ level, cap }) => [level, cap]);
     }
-    const state = this.registry.add(record, true);
-    try {
-      await this.kv.write([this.recordPut(record)], true);
-    } catch (error) {
-      this.registry.remove(state);
-      throw error;
-    }
-    state.pending = false;
-    return this.publicRecord(state);
+    return record;
   }
 
   async getTimeline(timelineId: string): Promise<TimelineRecord | undefined> {
+    await this.sync();
     const state = this.registry.live(timelineId);
     return state && this.publicRecord(state);
   }
 
-  timelineOwner(timelineId: string): string | undefined {
+  async timelineOwner(timelineId: string): Promise<string | undefined> {
+    await this.sync();
     return this.registry.live(timelineId)?.record.owner;
   }
 
-  timelinesWriting(eventId: string): string[] {
+  async timelinesWriting(eventId: string): Promise<string[]> {
+    await this.sync();
     return this.registry
       .all()
       .filter((state) => this.versions.list(state.record.level, eventId)?.some((version) => version.lsn > 0))
@@ -290,49 +426,51 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   async listTimelines(): Promise<TimelineRecord[]> {
+    await this.sync();
     return this.registry.all().map((state) => this.publicRecord(state));
   }
 
   async setStability(timelineId: string, stability: string): Promise<TimelineRecord> {
-    this.live(timelineId);
-    return this.queues.run(timelineId, async () => {
-      const state = this.live(timelineId);
+    return this.write(timelineId, async (state) => {
       const record = { ...state.record, stability };
-      await this.kv.write([this.recordPut(record)], true);
-      state.record = record;
-      return this.publicRecord(state);
-    });
+      return {
+        ops: [this.recordPut(record)],
+        note: { timelines: [record] },
+        result: state,
+        apply: () => (state.record = record),
+      };
+    }).then((state) => this.publicRecord(state));
   }
 
   async deleteTimeline(timelineId: string): Promise<void> {
     if (timelineId === PRIMARY_TIMELINE_ID) throw failed('timeline "primary" cannot be deleted');
-    const state = this.live(timelineId);
-    const children = this.registry.children(timelineId).map((child) => `"${child.record.timeline_id}"`);
-    if (children.length > 0) {
-      throw failed(`timeline "${timelineId}" has branches (${children.join(', ')}); delete them first`);
-    }
-    if (state.bulkLoading) throw failed(`timeline "${timelineId}" is being bulk-loaded`);
-    state.deleting = true;
-    const { level } = state.record;
-    try {
-      await this.queues.run(timelineId, async () => {
+    const level = await this.write(timelineId, async (state) => {
+      const children = this.registry.children(timelineId).map((child) => `"${child.record.timeline_id}"`);
+      if (children.length > 0) {
+        throw failed(`timeline "${timelineId}" has branches (${children.join(', ')}); delete them first`);
+      }
+      if (state.bulkLoading || state.record.loading) throw failed(`timeline "${timelineId}" is being bulk-loaded`);
+      state.deleting = true;
+      const { level } = state.record;
+      try {
         const anchorKeys = await this.kv.keys({ gte: levelPrefix(Tag.anchor, level), lt: prefixEnd(levelPrefix(Tag.anchor, level)) });
         const ops: WriteOp[] = [
           { type: 'del', key: tagKey(Tag.timeline, timelineId) },
           { type: 'put', key: levelPrefix(Tag.tombstone, level), value: utf8(timelineId) },
           ...anchorKeys.map((key): WriteOp => ({ type: 'del', key: Buffer.concat([Buffer.from([Tag.anchorOwner]), Buffer.from(key).subarray(5)]) })),
         ];
-        await this.kv.write(ops, true);
-      });
-    } catch (error) {
-      state.deleting = false;
-      throw error;
-    }
-    this.registry.remove(state);
-    this.versions.dropLevel(level);
-    this.snapshots.delete(level);
-    this.eventCounts.delete(timelineId);
-    this.graphs.forget(timelineId);
+        return {
+          ops,
+          note: { deleted: [{ timeline_id: timelineId, level }] },
+          result: level,
+          undo: () => (state.deleting = false),
+          apply: () => this.forgetTimeline(state),
+        };
+      } catch (error) {
+        state.deleting = false;
+        throw error;
+      }
+    });
     await this.clearLevel(level);
   }
 
@@ -377,12 +515,14 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   async getEvent(timelineId: string, eventId: string): Promise<EventRecord | undefined> {
+    await this.sync();
     const state = this.live(timelineId);
     if (typeof eventId !== 'string' || eventId.length === 0) return undefined;
     return (await this.resolve(this.readChain(state), eventId))?.record;
   }
 
   async search(timelineId: string, query: SearchQuery): Promise<SearchPage> {
+    await this.sync();
     const state = this.live(timelineId);
     const limit = Math.max(1, Math.floor(query.pageSize));
     const chain = this.readChain(state);
@@ -404,7 +544,11 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       chain.reduce((sum, { level }) => sum + (this.registry.atLevel(level)?.record.frequent_words?.[word] ?? 0), 0);
     const scanLimit = this.options.memoryScanLimit ?? MEMORY_SCAN_LIMIT;
     const inMemory = (level: number): boolean => !this.registry.hasGenesis(level) && this.versions.changeCount(level) <= scanLimit;
-    const result = await searchChain(this.kv, this.versions, chain, { words, startKey, endKey, after, limit, frequency, inMemory });
+    const result = await searchChain(this.kv, this.versions, chain, {
+      words, startKey, endKey, after, limit, frequency, inMemory,
+      // Memory must know every version the index snapshot holds (those above the chain's caps are then set aside).
+      ...(this.log.shared && { beforeScan: (head: number) => (head > this.seen ? this.catchUp() : undefined) }),
+    });
     const page: SearchPage = { events: Object.freeze(result.events.map(freezeRecord)) as EventRecord[] };
     if (result.nextAfter) page.nextCursor = encodeCursor(fingerprint, result.nextAfter);
     this.searchCache.set(cacheKey, Object.freeze(page));
@@ -423,54 +567,63 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   /**
-   * Writes versions to `state`'s level in one synced batch under a new LSN, with their summaries, index
-   * changes, genesis markers and the timeline's next revision. Memory learns the versions before the batch
-   * (invisible: above the level's committed LSN) and forgets them if it fails.
+   * Versions written to `state`'s level in one synced batch under `lsn`, with their summaries, index changes,
+   * genesis markers and the timeline's next revision. Memory learns the versions before the batch (invisible:
+   * above the level's committed LSN) and forgets them if it fails.
    */
-  private async commitVersions(state: TimelineState, writes: VersionWrite[], genesisMarkers: Resolved[]): Promise<void> {
+  private versionsChange<T>(nextLsn: () => number, state: TimelineState, writes: VersionWrite[], genesisMarkers: Resolved[], result: T): Change<T> {
+    const lsn = nextLsn();
     const level = state.record.level;
     const record: StoredTimeline = { ...state.record, revision: state.record.revision + 1 };
-    const lsn = this.clock.next();
-    const learned: [number, string, VersionInfo][] = [];
-    try {
-      const ops: WriteOp[] = [this.recordPut(record)];
-      for (const marker of genesisMarkers) {
-        if (this.versions.hasMarker(marker.level, marker.record.event_id)) continue;
-        const info = summarise(marker.record, 0);
-        ops.push({ type: 'put', key: versionKey(Tag.summary, marker.level, marker.record.event_id, 0), value: encodeSummary(info) });
-        learned.push([marker.level, marker.record.event_id, info]);
-      }
-      for (const { record: version, previousHere } of writes) {
-        const info = summarise(version, lsn);
-        const json = encodeRecord(version);
-        ops.push({ type: 'put', key: versionKey(Tag.version, level, version.event_id, lsn), value: json });
-        ops.push({ type: 'put', key: versionKey(Tag.summary, level, version.event_id, lsn), value: encodeSummary(info) });
-        if (previousHere && happens(previousHere)) for (const key of this.indexKeys(level, previousHere)) ops.push({ type: 'del', key });
-        if (info.happens) for (const key of this.indexKeys(level, version)) ops.push({ type: 'put', key, value: json });
-        learned.push([level, version.event_id, info]);
-      }
-      for (const [atLevel, eventId, info] of learned) this.versions.add(atLevel, eventId, info);
-      await this.kv.write(ops, true);
-      state.record = record;
-      state.committedLsn = lsn;
-    } catch (error) {
-      for (const [atLevel, eventId, info] of learned) this.versions.remove(atLevel, eventId, info);
-      throw error;
+    const learned: { level: number; eventId: string; info: VersionInfo }[] = [];
+    const ops: WriteOp[] = [this.recordPut(record)];
+    for (const marker of genesisMarkers) {
+      if (this.versions.hasMarker(marker.level, marker.record.event_id)) continue;
+      const info = summarise(marker.record, 0);
+      ops.push({ type: 'put', key: versionKey(Tag.summary, marker.level, marker.record.event_id, 0), value: encodeSummary(info) });
+      learned.push({ level: marker.level, eventId: marker.record.event_id, info });
     }
+    for (const { record: version, previousHere } of writes) {
+      const info = summarise(version, lsn);
+      const json = encodeRecord(version);
+      ops.push({ type: 'put', key: versionKey(Tag.version, level, version.event_id, lsn), value: json });
+      ops.push({ type: 'put', key: versionKey(Tag.summary, level, version.event_id, lsn), value: encodeSummary(info) });
+      if (previousHere && happens(previousHere)) for (const key of this.indexKeys(level, previousHere)) ops.push({ type: 'del', key });
+      if (info.happens) for (const key of this.indexKeys(level, version)) ops.push({ type: 'put', key, value: json });
+      learned.push({ level, eventId: version.event_id, info });
+    }
+    for (const { level: at, eventId, info } of learned) this.versions.add(at, eventId, info);
+    return {
+      ops,
+      note: { timelines: [record], versions: learned },
+      result,
+      undo: () => {
+        for (const { level: at, eventId, info } of learned) this.versions.remove(at, eventId, info);
+      },
+      apply: () => {
+        state.record = record;
+        if (lsn > state.committedLsn) state.committedLsn = lsn;
+      },
+    };
   }
 
-  /** Runs a write in the timeline's queue, against the timeline as it stands when the write's turn comes. */
-  private write<T>(timelineId: string, task: (state: TimelineState, chain: ChainLink[]) => Promise<T>): Promise<T> {
-    this.live(timelineId);
-    return this.queues.run(timelineId, async () => {
-      const state = this.live(timelineId);
-      return task(state, this.readChain(state));
-    });
+  /**
+   * Runs a write in the timeline's queue and commits what it returns, against the timeline as it stands
+   * when the write's turn comes (on a shared store: as every node's earlier commits left it).
+   */
+  private write<T>(timelineId: string, task: (state: TimelineState, chain: ChainLink[], lsn: () => number) => Promise<Change<T>>): Promise<T> {
+    if (!this.log.shared) this.live(timelineId);
+    return this.queues.run(timelineId, () =>
+      this.commit(async (lsn) => {
+        const state = this.live(timelineId);
+        return task(state, this.readChain(state), lsn);
+      }),
+    );
   }
 
   async manipulate(timelineId: string, eventId: string, outcome: Outcome, actor: string, precheck?: Precheck): Promise<ManipulationResult> {
     if (outcome.new_event_id !== undefined) checkId('new event id', outcome.new_event_id);
-    return this.write(timelineId, async (state, chain) => {
+    return this.write(timelineId, async (state, chain, lsn) => {
       const found = await this.resolve(chain, eventId);
       if (!found) throw eventNotFound(eventId, timelineId);
       checkManipulable(timelineId, found.record);
@@ -479,39 +632,40 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       const { superseded, created } = planManipulation(timelineId, found.record, outcome, newId, actor);
       if (precheck) await precheck({ timeline_id: timelineId, original: superseded, created });
       const previousHere = found.level === state.record.level ? found.record : undefined;
-      await this.commitVersions(
+      return this.versionsChange(
+        lsn,
         state,
         [{ record: superseded, previousHere }, { record: created }],
         found.lsn === 0 ? [found] : [],
+        { original: superseded, created },
       );
-      return { original: superseded, created };
     });
   }
 
   async revert(timelineId: string, manipulatedEventId: string, actor: string): Promise<RevertResult> {
-    return this.write(timelineId, async (state, chain) => {
+    return this.write(timelineId, async (state, chain, lsn) => {
       const found = await this.resolve(chain, manipulatedEventId);
       if (!found) throw eventNotFound(manipulatedEventId, timelineId);
       const originalFound = found.record.supersedes === undefined ? undefined : await this.resolve(chain, found.record.supersedes);
       const { reverted, restored } = planRevert(timelineId, found.record, originalFound?.record, actor);
       const here = state.record.level;
-      await this.commitVersions(
+      return this.versionsChange(
+        lsn,
         state,
         [
           { record: reverted, previousHere: found.level === here ? found.record : undefined },
           { record: restored, previousHere: originalFound!.level === here ? originalFound!.record : undefined },
         ],
         [],
+        { reverted, restored },
       );
-      return { reverted, restored };
     });
   }
 
   async insertEvent(timelineId: string, event: NewEvent, actor: string): Promise<EventRecord> {
-    return this.write(timelineId, async (state) => {
+    return this.write(timelineId, async (state, _chain, lsn) => {
       const record = newEventRecord(timelineId, newEventId(), event, actor);
-      await this.commitVersions(state, [{ record }], []);
-      return record;
+      return this.versionsChange(lsn, state, [{ record }], [], record);
     });
   }
 
@@ -522,18 +676,47 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     events: AsyncIterable<GenesisEvent> | Iterable<GenesisEvent>,
     options: BulkLoadOptions = {},
   ): Promise<number> {
+    await this.sync();
     const state = this.live(timelineId);
-    const children = this.registry.children(timelineId);
-    if (children.length > 0) {
-      throw failed(`timeline "${timelineId}" has branches; bulk loads go into a timeline nothing branches from`);
-    }
-    if (state.bulkLoading) throw failed(`timeline "${timelineId}" is already being bulk-loaded`);
+    this.checkBulkLoadable(state);
     state.bulkLoading = true;
     try {
-      return await this.queues.run(timelineId, () => this.runBulkLoad(this.live(timelineId), events, options));
+      return await this.queues.run(timelineId, async () => {
+        const held = await this.log.holdLoad(state.record.level);
+        try {
+          const claimed = await this.claimBulkLoad(timelineId, options);
+          return claimed ? await this.runBulkLoad(claimed, events, options) : 0;
+        } finally {
+          await held.release();
+        }
+      });
     } finally {
       state.bulkLoading = false;
     }
+  }
+
+  private checkBulkLoadable(state: TimelineState, byThisNode = true): void {
+    const timelineId = state.record.timeline_id;
+    if (this.registry.children(timelineId).length > 0) {
+      throw failed(`timeline "${timelineId}" has branches; bulk loads go into a timeline nothing branches from`);
+    }
+    if ((byThisNode && state.bulkLoading) || state.record.loading) throw failed(`timeline "${timelineId}" is already being bulk-loaded`);
+  }
+
+  /**
+   * Marks the timeline as loading, durably, so that no other node loads it too and an interrupted load is
+   * found at the next open. Undefined when `ifEmpty` finds events or changes there already.
+   */
+  private claimBulkLoad(timelineId: string, options: BulkLoadOptions): Promise<TimelineState | undefined> {
+    return this.commit(async () => {
+      const state = this.live(timelineId);
+      if (options.ifEmpty && (state.record.revision > 0 || state.record.genesis_count > 0 || state.record.loading)) {
+        return { ops: [], note: {}, result: undefined };
+      }
+      this.checkBulkLoadable(state, false);
+      const record: StoredTimeline = { ...state.record, loading: true };
+      return { ops: [this.recordPut(record)], note: { timelines: [record] }, result: state, apply: () => (state.record = record) };
+    });
   }
 
   private async runBulkLoad(
@@ -545,8 +728,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BULK_BATCH);
     const existing = state.record.genesis_count > 0 ? await this.loadSnapshot(level) : undefined;
     const accumulator = new GenesisAccumulator(existing);
-    state.record = { ...state.record, loading: true };
-    let ops: WriteOp[] = [this.recordPut(state.record)];
+    let ops: WriteOp[] = [];
     let loaded = 0;
     const timePrefix = timeIndexPrefix(level);
     const add = (event: GenesisEvent): void => {
@@ -604,15 +786,19 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const { level } = state.record;
     const bytes = encodeSnapshot(snapshot);
     const chunks = Math.ceil(bytes.length / SNAPSHOT_CHUNK_BYTES);
-    for (let i = 0; i < chunks; i++) {
-      ops.push({ type: 'put', key: chunkKey(level, i), value: bytes.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES) });
-    }
-    for (let i = chunks; i < state.record.snapshot_chunks; i++) ops.push({ type: 'del', key: chunkKey(level, i) });
-    const record: StoredTimeline = { ...state.record, genesis_count: snapshot.ids.length, snapshot_chunks: chunks, frequent_words: frequentWords };
-    delete record.loading;
-    ops.push(this.recordPut(record));
-    await this.kv.write(ops, true);
-    state.record = record;
+    await this.commit(async () => {
+      // As every node's commits left it: others may have changed the record (its stability) meanwhile.
+      const current = this.registry.atLevel(level) ?? state;
+      const batch = [...ops];
+      for (let i = 0; i < chunks; i++) {
+        batch.push({ type: 'put', key: chunkKey(level, i), value: bytes.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES) });
+      }
+      for (let i = chunks; i < current.record.snapshot_chunks; i++) batch.push({ type: 'del', key: chunkKey(level, i) });
+      const record: StoredTimeline = { ...current.record, genesis_count: snapshot.ids.length, snapshot_chunks: chunks, frequent_words: frequentWords };
+      delete record.loading;
+      batch.push(this.recordPut(record));
+      return { ops: batch, note: { timelines: [record] }, result: undefined, apply: () => (current.record = record) };
+    });
   }
 
   /** A bulk load was cut short: rebuild its snapshot and count from the genesis versions it wrote. */
@@ -654,6 +840,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
    * (its arrays are in shared memory and must not be modified). Overlay reads are built afresh.
    */
   async readCausalGraph(timelineId: string, options: CausalGraphOptions = {}): Promise<CausalGraphRead> {
+    await this.sync();
     const state = this.live(timelineId);
     const chain = this.readChain(state);
     const stamp = this.stamp(this.registry.chain(state));
@@ -725,13 +912,13 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       if (previous && previous !== state) ops.push({ type: 'del', key: levelKey(Tag.anchor, previous.record.level, utf8(anchor.anchor_id)) });
       ops.push({ type: 'put', key: levelKey(Tag.anchor, state.record.level, utf8(anchor.anchor_id)), value: encodeRecord(anchor) });
       ops.push({ type: 'put', key: tagKey(Tag.anchorOwner, anchor.anchor_id), value: utf8(anchor.timeline_id) });
-      await this.kv.write(ops, true);
-      return anchor;
+      return { ops, note: {}, result: anchor };
     });
   }
 
   async getAnchor(anchorId: string): Promise<AnchorRecord | undefined> {
     if (typeof anchorId !== 'string' || anchorId.length === 0) return undefined;
+    await this.sync();
     const owner = await this.kv.get(tagKey(Tag.anchorOwner, anchorId));
     const state = owner && this.registry.live(Buffer.from(owner).toString('utf8'));
     if (!state) return undefined;
@@ -740,6 +927,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   async listAnchors(timelineId: string): Promise<AnchorRecord[]> {
+    await this.sync();
     const state = this.live(timelineId);
     const prefix = levelPrefix(Tag.anchor, state.record.level);
     return (await this.kv.entries({ gte: prefix, lt: prefixEnd(prefix) })).map(([, value]) => decodeRecord<AnchorRecord>(value));
@@ -750,15 +938,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     if (!anchor) return false;
     return this.write(anchor.timeline_id, async (state) => {
       const key = levelKey(Tag.anchor, state.record.level, utf8(anchorId));
-      if (!(await this.kv.get(key))) return false;
-      await this.kv.write(
-        [
-          { type: 'del', key },
-          { type: 'del', key: tagKey(Tag.anchorOwner, anchorId) },
-        ],
-        true,
-      );
-      return true;
+      if (!(await this.kv.get(key))) return { ops: [], note: {}, result: false };
+      const ops: WriteOp[] = [
+        { type: 'del', key },
+        { type: 'del', key: tagKey(Tag.anchorOwner, anchorId) },
+      ];
+      return { ops, note: {}, result: true };
     });
   }
 }

@@ -125,6 +125,8 @@ export interface BulkLoadOptions {
   /** Events per LevelDB batch (default 5000). Only the last batch is synced. */
   batchSize?: number;
   onProgress?: (loaded: number) => void;
+  /** Load only into a timeline that has never held an event nor recorded a change; otherwise load nothing (0). */
+  ifEmpty?: boolean;
 }
 
 export interface SearchQuery {
@@ -176,9 +178,9 @@ export interface TimelineStore {
   createTimeline(spec: NewTimeline): Promise<TimelineRecord>;
   getTimeline(timelineId: string): Promise<TimelineRecord | undefined>;
   /** The owner of a live timeline (`''` for none), or undefined when there is no such timeline. Cheap: no counting. */
-  timelineOwner(timelineId: string): string | undefined;
+  timelineOwner(timelineId: string): Promise<string | undefined>;
   /** Live timelines on which a version of this event was written (not inherited): where it was made. */
-  timelinesWriting(eventId: string): string[];
+  timelinesWriting(eventId: string): Promise<string[]>;
   listTimelines(): Promise<TimelineRecord[]>;
   /** primary or a timeline with children → failed_precondition; unknown → not_found. */
   deleteTimeline(timelineId: string): Promise<void>;

@@ -5,10 +5,14 @@ import { decodeSnapshot, encodeSnapshot, GenesisAccumulator } from '../../src/st
 import { randomId } from '../../src/store/ids.ts';
 import { parseVersionKey, prefixEnd, Tag, versionKey } from '../../src/store/keys.ts';
 import { locationWords } from '../../src/store/location-words.ts';
-import { LsnClock } from '../../src/store/lsn-clock.ts';
+import { LocalCommitLog } from '../../src/store/commit-log.ts';
+import { decodeNote, encodeNote } from '../../src/store/change-note.ts';
+import { FreshCheck } from '../../src/store/fresh-check.ts';
+import type { OrderedKeyValueStore } from '../../src/store/ordered-kv.ts';
 import { BadCursorError, decodeCursor, encodeCursor, queryFingerprint } from '../../src/store/page-cursor.ts';
 import { VersionIndex } from '../../src/store/version-index.ts';
 import { WriterQueues } from '../../src/store/writer-queues.ts';
+import { encodeInstantKey, parseInstant } from '../../src/time/index.ts';
 
 const words = suite('locationWords');
 words('lowercases, strips accents and splits on non-letters', () => {
@@ -87,10 +91,46 @@ snapshot('summaries round-trip', () => {
 snapshot.run();
 
 const memory = suite('in-memory ordering');
-memory('the clock continues after the highest LSN found at open', () => {
-  const clock = new LsnClock(10);
-  assert.is(clock.next(), 11);
-  assert.is(clock.next(), 12);
+memory('the local commit log continues after the highest LSN found at open, taking each LSN only when asked', async () => {
+  const written: unknown[] = [];
+  const log = new LocalCommitLog({ write: async (ops: unknown[]) => void written.push(ops) } as unknown as OrderedKeyValueStore);
+  await log.start(10);
+  assert.is(await log.commit(async (lsn) => ({ ops: [], note: new Uint8Array(), result: lsn() })), 11);
+  assert.is(await log.commit(async () => ({ ops: [], note: new Uint8Array(), result: 'no LSN taken' })), 'no LSN taken');
+  assert.is(await log.commit(async (lsn) => ({ ops: [], note: new Uint8Array(), result: lsn() + lsn() })), 24);
+  assert.is(written.length, 3);
+  assert.equal(await log.since(), []);
+  assert.is(await log.loadHeld(), false);
+});
+memory('a change note round-trips timelines, deletions and version summaries', () => {
+  const info = decodeSummary(7, encodeSummary({ lsn: 7, happens: true, timeKey: encodeInstantKey(parseInstant('1700-01-01T00:00:00Z')), words: ['delft'], supersedes: 'e0' }));
+  const note = { deleted: [{ timeline_id: 'x', level: 4 }], versions: [{ level: 2, eventId: 'e1', info }] };
+  const decoded = decodeNote(encodeNote(note));
+  assert.equal(decoded.deleted, note.deleted);
+  assert.equal(decoded.timelines, []);
+  assert.equal(decoded.versions!.map((v) => ({ ...v, info: { ...v.info, timeKey: [...v.info.timeKey] } })), [
+    { level: 2, eventId: 'e1', info: { ...info, timeKey: [...info.timeKey] } },
+  ]);
+});
+memory('a fresh check never lets a caller settle for a run that began before it asked', async () => {
+  let runs = 0;
+  let release: () => void = () => undefined;
+  const check = new FreshCheck(() => {
+    runs += 1;
+    return new Promise<void>((resolve) => (release = resolve));
+  });
+  const first = check.run();
+  const second = check.run();
+  const third = check.run();
+  assert.is(second, third, 'callers arriving during a run share the next one');
+  assert.is(runs, 1);
+  release();
+  await first;
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.is(runs, 2, 'the second run starts after the first ends');
+  release();
+  await second;
 });
 memory('version lists stay ordered and changedAfter finds later changes', () => {
   const index = new VersionIndex();

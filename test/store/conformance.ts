@@ -110,11 +110,11 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
 
   test('timelineOwner names the owner of live timelines only', async ({ store }) => {
     const mine = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'alice' });
-    assert.is(store.timelineOwner(mine.timeline_id), 'alice');
-    assert.is(store.timelineOwner('primary'), (await store.getTimeline('primary'))!.owner);
-    assert.is(store.timelineOwner('nope'), undefined);
+    assert.is(await store.timelineOwner(mine.timeline_id), 'alice');
+    assert.is(await store.timelineOwner('primary'), (await store.getTimeline('primary'))!.owner);
+    assert.is(await store.timelineOwner('nope'), undefined);
     await store.deleteTimeline(mine.timeline_id);
-    assert.is(store.timelineOwner(mine.timeline_id), undefined);
+    assert.is(await store.timelineOwner(mine.timeline_id), undefined);
   });
 
   test('insert, get and search with case- and accent-insensitive whole words', async ({ store }) => {

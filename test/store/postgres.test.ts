@@ -10,9 +10,6 @@ import { inTransaction } from '../../src/store/postgres/transaction.ts';
 import { LATEST_VERSION, MIGRATIONS, migrate } from '../../src/store/postgres/migrations.ts';
 import { TEST_DATABASE_URL, dropSchema, freshSchema } from '../support/backends.ts';
 import { createDatabase, dropDatabase } from '../support/postgres.ts';
-import { openPostgresStorage } from '../../src/store/postgres/open-postgres-storage.ts';
-import type { LeaseOptions } from '../../src/store/postgres/node-lease.ts';
-import { StoreOpenError, StoreUnavailableError } from '../../src/store/storage.ts';
 
 const codeOf = (error: unknown) => (error as { code?: string }).code;
 
@@ -79,46 +76,6 @@ if (TEST_DATABASE_URL) {
       assert.is(again.stdout, `schema already at version ${LATEST_VERSION}\n`);
     } finally {
       await dropDatabase(url, databaseUrl);
-    }
-  });
-
-  test('one node serves a database at a time: a second waits, then is refused with what to do; a closed or dead node gives way', async () => {
-    const schema = freshSchema();
-    const open = (lease: LeaseOptions) => openPostgresStorage({ url, schema, lease });
-    try {
-      const first = await open({ ttlMs: 1_000 });
-      try {
-        await open({ waitMs: 300 });
-        assert.unreachable('two nodes on one database');
-      } catch (error) {
-        assert.instance(error, StoreOpenError);
-        assert.match((error as Error).message, /another tms node \(.+\) is serving this database, its lease running until .*; tms serves a PostgreSQL database from one node at a time/);
-      } finally {
-        await first.close();
-      }
-      const second = await open({ waitMs: 300 });
-      await second.close();
-
-      // A node killed without closing leaves its lease to run out.
-      const pool = openPool({ url, schema });
-      await pool.query(`INSERT INTO tms_node_lease (node_id, expires_at) VALUES ('dead-node', now() + interval '1 second')`);
-      const started = Date.now();
-      const third = await open({ waitMs: 5_000, ttlMs: 600 });
-      assert.ok(Date.now() - started >= 500, "waited for the dead node's lease to end");
-      // A node whose lease another took over stops serving.
-      await pool.query(`UPDATE tms_node_lease SET node_id = 'usurper'`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      assert.match(String(third.problem()), 'this node lost its database lease to another node; restart it');
-      try {
-        await third.timelines.listTimelines();
-        assert.unreachable('a node without the lease served');
-      } catch (error) {
-        assert.instance(error, StoreUnavailableError);
-      }
-      await third.close();
-      await pool.end();
-    } finally {
-      await dropSchema(url, schema);
     }
   });
 

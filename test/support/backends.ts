@@ -10,7 +10,6 @@ import type { OrderedKeyValueStore } from '../../src/store/ordered-kv.ts';
 import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
 import { PgKeyValueSpace } from '../../src/store/postgres/pg-key-value-space.ts';
 import { openPool } from '../../src/store/postgres/pool.ts';
-import type { LeaseOptions } from '../../src/store/postgres/node-lease.ts';
 import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
 import { openPostgresStorage } from '../../src/store/postgres/open-postgres-storage.ts';
 
@@ -28,7 +27,7 @@ export interface TestPlace {
 /** Where a place is, in a form another process can open (see `openPlace`). */
 export type PlaceSpec = { backend: 'leveldb'; dataDir: string } | { backend: 'postgresql'; url: string; schema: string };
 
-type OpenOptions = Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'> & { lease?: LeaseOptions };
+type OpenOptions = Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'>;
 
 /** Opens the store at `spec`, in this process or another (a child a test kills). */
 export function openPlace(spec: PlaceSpec, options: OpenOptions = {}): Promise<Storage> {

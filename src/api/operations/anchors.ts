@@ -52,7 +52,7 @@ async function requireAnchor(deps: OperationDeps, ctx: RequestContext, anchorId:
   const anchor = (await deps.store.getAnchor(anchorId)) as StoredAnchor | undefined;
   if (!anchor) throw notFound('anchor', anchorId);
   try {
-    requireTimeline(deps.store, ctx.principal, anchor.timeline_id, access);
+    await requireTimeline(deps.store, ctx.principal, anchor.timeline_id, access);
   } catch (error) {
     // An anchor on a timeline the caller cannot see does not exist for them.
     if ((error as { code?: string }).code === 'not_found') throw notFound('anchor', anchorId);
@@ -69,7 +69,7 @@ async function stabilityOf(deps: OperationDeps, anchor: StoredAnchor, environmen
 export function anchorOperations(deps: OperationDeps) {
   return {
     'tms.v1.AnchorService.SetAnchor': defineOperation(setInput, async (ctx, input) => {
-      requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
+      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
       // Parse before storing: a value without a known unit is refused and nothing is written.
       parseAnchorConditions(input.environment, input.quantum_state);
       const now = new Date().toISOString();

@@ -27,7 +27,7 @@ export const searchInput = z.strictObject({
 export type SearchEventsInput = z.infer<typeof searchInput>;
 
 export async function searchEvents(deps: OperationDeps, ctx: RequestContext, query: SearchEventsInput): Promise<object> {
-  requireTimeline(deps.store, ctx.principal, query.timeline_id, 'read');
+  await requireTimeline(deps.store, ctx.principal, query.timeline_id, 'read');
   const pageSize = query.page_size ?? deps.config.defaultPageSize;
   if (pageSize > deps.config.maxPageSize) throw invalidArgument('page_size', `must be at most ${deps.config.maxPageSize}`);
   const page = await deps.store
@@ -88,7 +88,7 @@ export interface Manipulation {
 }
 
 export async function manipulateEvent(deps: OperationDeps, ctx: RequestContext, request: Manipulation): Promise<object> {
-  requireTimeline(deps.store, ctx.principal, request.timeline_id, 'change');
+  await requireTimeline(deps.store, ctx.principal, request.timeline_id, 'change');
   const description = request.description ?? (await deps.store.getEvent(request.timeline_id, request.event_id))?.description ?? '';
   const { original, created } = await deps.store.manipulate(
     request.timeline_id,
@@ -122,10 +122,11 @@ export const revertInput = z.strictObject({ event_id: idField, timeline_id: blan
 async function madeOn(deps: OperationDeps, ctx: RequestContext, eventId: string): Promise<string> {
   const onPrimary = await deps.store.getEvent(PRIMARY_TIMELINE_ID, eventId);
   if (onPrimary && onPrimary.supersedes === undefined) throw notAManipulation(eventId);
-  const visible = deps.store.timelinesWriting(eventId).filter((id) => {
-    const owner = deps.store.timelineOwner(id);
-    return owner !== undefined && canSee(ctx.principal, owner);
-  });
+  const visible: string[] = [];
+  for (const id of await deps.store.timelinesWriting(eventId)) {
+    const owner = await deps.store.timelineOwner(id);
+    if (owner !== undefined && canSee(ctx.principal, owner)) visible.push(id);
+  }
   if (visible.length > 1) throw invalidArgument('timeline_id', `event "${eventId}" was written on several timelines (${visible.join(', ')}); name one`);
   if (visible.length === 0) throw notFound('event', eventId);
   return visible[0]!;
@@ -145,7 +146,7 @@ export function eventOperations(deps: OperationDeps) {
     ),
     'tms.v1.EventService.RevertEvent': defineOperation(revertInput, async (ctx, input) => {
       const timelineId = input.timeline_id ?? (await madeOn(deps, ctx, input.event_id));
-      requireTimeline(deps.store, ctx.principal, timelineId, 'change');
+      await requireTimeline(deps.store, ctx.principal, timelineId, 'change');
       const { restored } = await deps.store.revert(timelineId, input.event_id, ctx.principal.account);
       return { status: 'Event reverted successfully', original_event_id: restored.event_id, timeline_id: timelineId };
     }),

@@ -10,7 +10,7 @@ const checkInput = z.strictObject({ timeline_id: timelineIdField });
 export function paradoxOperations(deps: OperationDeps) {
   return {
     'tms.v1.ParadoxService.CheckParadox': defineOperation(checkInput, async (ctx, input) => {
-      requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
+      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
       return analyseTimeline(deps, input.timeline_id);
     }),
   };

@@ -26,7 +26,7 @@ async function create(
   input: { base_timeline_id: string; description: string; variation?: string },
 ): Promise<Record<string, unknown>> {
   // Branching reads the base; it never changes it, so reading it is enough.
-  requireTimeline(deps.store, ctx.principal, input.base_timeline_id, 'read');
+  await requireTimeline(deps.store, ctx.principal, input.base_timeline_id, 'read');
   const kind = input.variation === undefined ? 'alternate' : 'parallel';
   const timeline = await deps.store.createTimeline({
     kind,
@@ -57,14 +57,14 @@ export function timelineOperations(deps: OperationDeps) {
     'tms.v1.TimelineService.InsertTimeline': defineOperation(insertInput, (ctx, input) => create(deps, ctx, input)),
     'tms.v1.TimelineService.ListTimelines': defineOperation(listInput, (ctx, input) => list(deps, ctx, input)),
     'tms.v1.TimelineService.GetTimeline': defineOperation(byIdInput, async (ctx, input) => {
-      requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
+      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
       const timeline = await deps.store.getTimeline(input.timeline_id);
       if (!timeline) throw notFound('timeline', input.timeline_id);
       return { timeline: timelineJson(timeline) };
     }),
     'tms.v1.TimelineService.DeleteTimeline': defineOperation(byIdInput, async (ctx, input) => {
       if (input.timeline_id === PRIMARY_TIMELINE_ID) throw new ApiError('failed_precondition', 'timeline "primary" can never be deleted');
-      requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
+      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
       await deps.store.deleteTimeline(input.timeline_id);
       return { status: 'Timeline deleted successfully', timeline_id: input.timeline_id };
     }),

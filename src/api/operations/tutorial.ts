@@ -34,7 +34,7 @@ const checkTimelineInput = z.strictObject({ timeline_id: idField, significant_ev
 const NEARBY = parseDuration('P1D');
 
 async function travel(deps: OperationDeps, ctx: RequestContext, input: z.output<typeof travelInput>): Promise<object> {
-  requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
+  await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
   const traveller = input.traveller ?? ctx.principal.account;
   const arrival = await deps.store.insertEvent(
     input.timeline_id,
@@ -88,7 +88,7 @@ async function findSignificantEvent(deps: OperationDeps, text: string): Promise<
 const COMPARED = ['description', 'time', 'location'] as const;
 
 async function checkTimeline(deps: OperationDeps, ctx: RequestContext, input: z.output<typeof checkTimelineInput>): Promise<object> {
-  requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
+  await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
   const original = await findSignificantEvent(deps, input.significant_event);
   if (!original) {
     return { status: `No event matching "${input.significant_event}" exists on primary`, state: 'absent', differences: [] };
@@ -133,7 +133,7 @@ export function tutorialOperations(deps: OperationDeps) {
       }),
     ),
     'tms.v1.TutorialService.MonitorParadox': defineOperation(monitorInput, async (ctx, input) => {
-      requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
+      await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
       return analyseTimeline(deps, input.timeline_id, input.time_range);
     }),
     'tms.v1.TutorialService.CheckTimeline': defineOperation(checkTimelineInput, (ctx, input) => checkTimeline(deps, ctx, input)),

@@ -41,6 +41,29 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'many nodes: commit clock and log, bulk-load claims, account clock and lockouts (the one-node lease goes)',
+    sql: `
+      DROP TABLE tms_node_lease;
+      CREATE TABLE tms_clock (
+        one boolean PRIMARY KEY DEFAULT true CHECK (one),
+        lsn bigint NOT NULL,
+        pruned_below bigint NOT NULL DEFAULT 0
+      );
+      INSERT INTO tms_clock (lsn) VALUES (0);
+      CREATE TABLE tms_commit_log (lsn bigint PRIMARY KEY, note bytea NOT NULL);
+      CREATE TABLE tms_bulk_load (level integer PRIMARY KEY);
+      CREATE TABLE tms_account_clock (one boolean PRIMARY KEY DEFAULT true CHECK (one), stamp bigint NOT NULL);
+      INSERT INTO tms_account_clock (stamp) VALUES (0);
+      CREATE TABLE login_lockout (
+        kind text COLLATE "C" NOT NULL,
+        subject text COLLATE "C" NOT NULL,
+        until timestamptz NOT NULL,
+        PRIMARY KEY (kind, subject)
+      );
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;
@@ -51,7 +74,7 @@ export interface MigrationOutcome {
 }
 
 /** SQLSTATEs of two sessions creating the same object at once with IF NOT EXISTS: the loser tries again. */
-const CREATED_CONCURRENTLY = new Set(['23505', '42P07', '42P06']);
+const CREATED_CONCURRENTLY = new Set(['23505', '42P07', '42P06', '42710']);
 
 /**
  * Brings the schema to the latest version, exactly once however many nodes start together: the version row

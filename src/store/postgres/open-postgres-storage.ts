@@ -7,27 +7,31 @@ import { PgKeyValueSpace } from './pg-key-value-space.ts';
 import { PgSavedRequestStore } from './pg-saved-request-store.ts';
 import { isUnavailable, reportingUnavailable } from './unavailable.ts';
 import { explainOpenFailure } from './open-failures.ts';
-import { NodeLease, type LeaseOptions } from './node-lease.ts';
+import { PgCommitLog } from './pg-commit-log.ts';
 
 /** How often the database is asked whether it is there, for the readiness check. */
 const PROBE_MS = 1_000;
+/** Connections for catching up with other nodes' commits (a few short reads). */
+const LOG_CONNECTIONS = 3;
 
 /**
  * Connects, brings the schema up to date (once, however many nodes start together), and opens the stores:
- * nothing is kept on the local disk. While the database is unreachable, the stores fail with
+ * nothing is kept on the local disk, and any number of nodes may share the database. While the database is unreachable, the stores fail with
  * `StoreUnavailableError` and `problem()` says so; both end by themselves when it answers again.
  */
 export async function openPostgresStorage(
-  options: PostgresOptions & Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'> & { lease?: LeaseOptions },
+  options: PostgresOptions & Pick<StorageOptions, 'primaryOwner' | 'timelineOptions'>,
 ): Promise<Storage> {
   const pool = openPool(options);
-  let lease: NodeLease | undefined;
+  const logPool = openPool({ ...options, maxConnections: LOG_CONNECTIONS });
   try {
     await migrate(pool, options.schema ?? 'public');
-    lease = await NodeLease.acquire(pool, options.lease);
-    const held = lease;
     const entries = new PgKeyValueSpace(pool);
-    const timelines = new CopyOnWriteTimelineStore(entries, { ...options.timelineOptions, primaryOwner: options.primaryOwner ?? '' });
+    const timelines = new CopyOnWriteTimelineStore(
+      entries,
+      { ...options.timelineOptions, primaryOwner: options.primaryOwner ?? '' },
+      new PgCommitLog(pool, logPool),
+    );
     await timelines.open();
     let problem: string | undefined;
     const report = (error: unknown) => (problem = `the database is unreachable: ${(error as Error).message}`);
@@ -38,23 +42,20 @@ export async function openPostgresStorage(
       );
     }, PROBE_MS);
     probe.unref();
-    const refusal = () => held.problem();
     return {
-      timelines: reportingUnavailable(timelines, report, refusal),
-      accounts: reportingUnavailable(new PgAccountStore(pool), report, refusal),
-      savedRequests: reportingUnavailable(new PgSavedRequestStore(pool), report, refusal),
-      timelineEntries: reportingUnavailable(entries, report, refusal),
-      problem: () => held.problem() ?? problem,
+      timelines: reportingUnavailable(timelines, report),
+      accounts: reportingUnavailable(new PgAccountStore(pool), report),
+      savedRequests: reportingUnavailable(new PgSavedRequestStore(pool), report),
+      timelineEntries: reportingUnavailable(entries, report),
+      problem: () => problem,
       async close() {
         clearInterval(probe);
         await timelines.close();
-        await held.release().catch(() => undefined);
-        await pool.end();
+        await Promise.all([pool.end(), logPool.end()]);
       },
     };
   } catch (error) {
-    await lease?.release().catch(() => undefined);
-    await pool.end();
+    await Promise.all([pool.end(), logPool.end()]);
     throw explainOpenFailure(error, options.url);
   }
 }

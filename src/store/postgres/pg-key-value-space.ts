@@ -23,6 +23,30 @@ function rangeQuery(columns: string, range: KeyRange): { text: string; values: u
   return { text: `SELECT ${columns} FROM timeline_kv ${where} ORDER BY key${limit}`, values };
 }
 
+/** Applies a batch within the caller's transaction; the last op on a key wins, as in a LevelDB batch. */
+export async function writeOps(client: pg.ClientBase, ops: WriteOp[]): Promise<void> {
+  const last = new Map<string, WriteOp>();
+  for (const op of ops) last.set(bytes(op.key).toString('hex'), op);
+  const deletes: Buffer[] = [];
+  const putKeys: Buffer[] = [];
+  const putValues: Buffer[] = [];
+  for (const op of last.values()) {
+    if (op.type === 'del') deletes.push(bytes(op.key));
+    else {
+      putKeys.push(bytes(op.key));
+      putValues.push(bytes(op.value));
+    }
+  }
+  if (deletes.length > 0) await client.query('DELETE FROM timeline_kv WHERE key = ANY($1::bytea[])', [deletes]);
+  if (putKeys.length > 0) {
+    await client.query(
+      `INSERT INTO timeline_kv (key, value) SELECT * FROM unnest($1::bytea[], $2::bytea[])
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+      [putKeys, putValues],
+    );
+  }
+}
+
 /**
  * The timeline store's keys as rows of one table, `timeline_kv (key bytea PRIMARY KEY, value bytea)`: a batch
  * is one transaction, and a snapshot is one REPEATABLE READ transaction on one connection.
@@ -47,30 +71,10 @@ export class PgKeyValueSpace implements OrderedKeyValueStore {
   }
 
   async write(ops: WriteOp[], durable: boolean): Promise<void> {
-    // The last op on a key wins, as in a LevelDB batch.
-    const last = new Map<string, WriteOp>();
-    for (const op of ops) last.set(bytes(op.key).toString('hex'), op);
-    const deletes: Buffer[] = [];
-    const putKeys: Buffer[] = [];
-    const putValues: Buffer[] = [];
-    for (const op of last.values()) {
-      if (op.type === 'del') deletes.push(bytes(op.key));
-      else {
-        putKeys.push(bytes(op.key));
-        putValues.push(bytes(op.value));
-      }
-    }
     await inTransaction(this.pool, async (client) => {
       // Bulk loads: a crash may lose the last batches, which the load's own recovery redoes.
       if (!durable) await client.query('SET LOCAL synchronous_commit = off');
-      if (deletes.length > 0) await client.query('DELETE FROM timeline_kv WHERE key = ANY($1::bytea[])', [deletes]);
-      if (putKeys.length > 0) {
-        await client.query(
-          `INSERT INTO timeline_kv (key, value) SELECT * FROM unnest($1::bytea[], $2::bytea[])
-           ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-          [putKeys, putValues],
-        );
-      }
+      await writeOps(client, ops);
     });
   }
 
@@ -89,7 +93,10 @@ export class PgKeyValueSpace implements OrderedKeyValueStore {
     let broken = false;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      return await work({ reader: (range) => new RangeReader(client, range) });
+      return await work({
+        reader: (range) => new RangeReader(client, range),
+        commitHead: async () => Number((await client.query<{ lsn: string }>('SELECT lsn FROM tms_clock')).rows[0]!.lsn),
+      });
     } finally {
       await client.query('COMMIT').catch(() => (broken = true));
       client.release(broken);

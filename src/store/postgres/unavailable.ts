@@ -17,17 +17,14 @@ export const unavailable = (error: unknown): StoreUnavailableError =>
 
 /**
  * The same store, whose asynchronous methods fail with `StoreUnavailableError` when the database cannot be
- * reached, so that every face answers `unavailable` (HTTP 503) rather than `internal`, and every method fails
- * so while `refusal` names a reason.
+ * reached, so that every face answers `unavailable` (HTTP 503) rather than `internal`.
  */
-export function reportingUnavailable<T extends object>(store: T, onUnavailable: (error: unknown) => void, refusal: () => string | undefined): T {
+export function reportingUnavailable<T extends object>(store: T, onUnavailable: (error: unknown) => void): T {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        const refused = refusal();
-        if (refused) return Promise.reject(new StoreUnavailableError(refused));
         const result: unknown = value.apply(target, args);
         if (!(result instanceof Promise)) return result;
         return result.catch((error: unknown) => {

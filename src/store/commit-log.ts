@@ -1,0 +1,81 @@
+import type { OrderedKeyValueStore, WriteOp } from './ordered-kv.ts';
+
+/** A committed change as other nodes replay it: its LSN and the note its writer left. */
+export interface Commit {
+  lsn: number;
+  note: Uint8Array;
+}
+
+/** What a commit writes: its batch, the note that tells other nodes what changed, and the caller's result. */
+export interface CommitBatch<T> {
+  ops: WriteOp[];
+  note: Uint8Array;
+  result: T;
+}
+
+/**
+ * How the timeline store's changes are numbered and ordered. Each change is one atomic, durable batch under
+ * a new LSN. Where several nodes share the store (`shared`), commits run one at a time across all of them,
+ * in LSN order, and each leaves a note that the others replay (`since`) before they next read or write.
+ */
+export interface CommitLog {
+  readonly shared: boolean;
+  /** Makes the next LSN greater than `lsn` (the highest LSN the stored data uses). */
+  start(lsn: number): Promise<void>;
+  /** The LSN of the newest commit. */
+  head(): Promise<number>;
+  /** Commits after `lsn`, oldest first; undefined when some of them are no longer kept (replay is impossible). */
+  since(lsn: number): Promise<Commit[] | undefined>;
+  /**
+   * Runs `build` and commits what it returns; nothing is written if it throws. `build` calls `lsn()` for
+   * the commit's LSN, as late as it can: LSNs order commits in time.
+   */
+  commit<T>(build: (lsn: () => number) => Promise<CommitBatch<T>>): Promise<T>;
+  /**
+   * Held by the node running a bulk load into `level` until `release` (or until that node dies), so that
+   * others can tell a running load from an interrupted one.
+   */
+  holdLoad(level: number): Promise<{ release(): Promise<void> }>;
+  /** Whether some node holds `level`'s load. */
+  loadHeld(level: number): Promise<boolean>;
+}
+
+/**
+ * The commit log of a store only this process writes: LSNs come from memory and the notes are dropped, since
+ * nobody replays them. Commits are not serialised here (the store serialises each timeline's writes itself):
+ * an LSN is taken just before its batch is written.
+ */
+export class LocalCommitLog implements CommitLog {
+  readonly shared = false;
+  private allocated = 0;
+
+  constructor(private readonly kv: OrderedKeyValueStore) {}
+
+  async start(lsn: number): Promise<void> {
+    this.allocated = Math.max(this.allocated, lsn);
+  }
+
+  async head(): Promise<number> {
+    return this.allocated;
+  }
+
+  async since(): Promise<Commit[]> {
+    return [];
+  }
+
+  async commit<T>(build: (lsn: () => number) => Promise<CommitBatch<T>>): Promise<T> {
+    let lsn: number | undefined;
+    const { ops, result } = await build(() => (lsn ??= ++this.allocated));
+    await this.kv.write(ops, true);
+    return result;
+  }
+
+  /** A load found at open is always interrupted: only this process writes the store. */
+  async holdLoad(): Promise<{ release(): Promise<void> }> {
+    return { release: async () => undefined };
+  }
+
+  async loadHeld(): Promise<boolean> {
+    return false;
+  }
+}

@@ -1,0 +1,115 @@
+// Several nodes on one PostgreSQL database behave as one store: each sees the others' acknowledged writes at
+// once, none is lost when they write together, and a node that fell behind the pruned commit log reloads.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import pg from 'pg';
+import { loadCatalogueIfEmpty, readCatalogue } from '../../src/catalogue/load.ts';
+import type { Storage } from '../../src/store/storage.ts';
+import { parseInstant } from '../../src/time/index.ts';
+import { TEST_DATABASE_URL, testBackends, type TestPlace } from '../support/backends.ts';
+
+const postgresql = testBackends.find((backend) => backend.name === 'postgresql');
+
+const newEvent = (description: string) => ({
+  description,
+  time: parseInstant('1700-01-01T00:00:00Z'),
+  location: 'Leiden',
+  causes: [],
+});
+const branchSpec = (timelineId: string) => ({
+  kind: 'parallel' as const,
+  base_timeline_id: 'primary',
+  timeline_id: timelineId,
+  description: 'experiment',
+  variation: 'v',
+  owner: 'alice',
+});
+
+async function withNodes(count: number, work: (nodes: Storage[], place: TestPlace) => Promise<void>): Promise<void> {
+  const place = await postgresql!.newPlace();
+  const nodes: Storage[] = [];
+  try {
+    nodes.push(...(await Promise.all(Array.from({ length: count }, () => place.open()))));
+    await work(nodes, place);
+  } finally {
+    await Promise.all(nodes.map((node) => node.close()));
+    await place.remove();
+  }
+}
+
+if (postgresql && TEST_DATABASE_URL) {
+  test('nodes starting together on an empty database make one primary and load the catalogue once', async () => {
+    await withNodes(3, async (nodes) => {
+      const loaded = await Promise.all(nodes.map((node) => loadCatalogueIfEmpty(node.timelines)));
+      assert.equal(loaded.filter((n) => n > 0), [readCatalogue().length], 'exactly one node loaded it');
+      for (const node of nodes) {
+        const timelines = await node.timelines.listTimelines();
+        assert.equal(timelines.map((t) => t.timeline_id), ['primary']);
+        assert.is(timelines[0]!.event_count, readCatalogue().length);
+      }
+    });
+  });
+
+  test('a write acknowledged by one node is seen by the next read on another', async () => {
+    await withNodes(2, async ([a, b]) => {
+      await a!.timelines.createTimeline(branchSpec('exp'));
+      assert.is(await b!.timelines.timelineOwner('exp'), 'alice');
+      const inserted = await a!.timelines.insertEvent('exp', newEvent('founding'), 'alice');
+      assert.equal(await b!.timelines.getEvent('exp', inserted.event_id), inserted);
+      const page = await b!.timelines.search('exp', { words: ['leiden'], pageSize: 10 });
+      assert.equal(page.events.map((e) => e.event_id), [inserted.event_id]);
+
+      const { created } = await b!.timelines.manipulate('exp', inserted.event_id, { description: 'moved', changes: [] }, 'alice');
+      assert.is((await a!.timelines.getEvent('exp', inserted.event_id))!.superseded_by, created.event_id);
+      assert.equal(await a!.timelines.getEvent('exp', created.event_id), created);
+      const afterOnA = await a!.timelines.search('exp', { words: ['leiden'], pageSize: 10 });
+      assert.equal(afterOnA.events.map((e) => e.event_id), [created.event_id], 'the cached page of the first search is not served');
+      assert.is((await a!.timelines.getTimeline('exp'))!.revision, 2);
+
+      await a!.timelines.putAnchor({ anchor_id: 'pin', timeline_id: 'exp', description: 'd' } as never);
+      assert.is((await b!.timelines.getAnchor('pin'))?.timeline_id, 'exp');
+      await b!.timelines.deleteTimeline('exp');
+      assert.is(await a!.timelines.getTimeline('exp'), undefined);
+      assert.is(await a!.timelines.getAnchor('pin'), undefined);
+      await a!.timelines.createTimeline(branchSpec('exp'));
+      assert.is((await b!.timelines.getTimeline('exp'))!.event_count, 0, 'the new "exp" starts empty on every node');
+    });
+  });
+
+  test('concurrent writes from two nodes to one timeline are all kept, in one order both nodes agree on', async () => {
+    await withNodes(2, async ([a, b]) => {
+      await a!.timelines.createTimeline(branchSpec('busy'));
+      const perNode = 40;
+      const write = (node: Storage, tag: string) =>
+        Promise.all(Array.from({ length: perNode }, (_, i) => node.timelines.insertEvent('busy', newEvent(`${tag}${i}`), 'alice')));
+      const [fromA, fromB] = await Promise.all([write(a!, 'a'), write(b!, 'b')]);
+      const ids = [...fromA, ...fromB].map((e) => e.event_id).sort();
+      for (const node of [a!, b!]) {
+        const timeline = (await node.timelines.getTimeline('busy'))!;
+        assert.is(timeline.event_count, 2 * perNode);
+        assert.is(timeline.revision, 2 * perNode, 'each write is one revision');
+        const page = await node.timelines.search('busy', { words: [], pageSize: 1000 });
+        assert.equal(page.events.map((e) => e.event_id).sort(), ids);
+      }
+    });
+  });
+
+  test('a node behind the pruned commit log reloads its state and misses nothing', async () => {
+    await withNodes(2, async ([a, b], place) => {
+      await a!.timelines.createTimeline(branchSpec('late'));
+      assert.ok(await b!.timelines.getTimeline('late'));
+      const inserted = await a!.timelines.insertEvent('late', newEvent('x'), 'alice');
+      const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${(place.spec as { schema: string }).schema}` });
+      try {
+        await pool.query('UPDATE tms_clock SET pruned_below = lsn + 1');
+        await pool.query('DELETE FROM tms_commit_log');
+      } finally {
+        await pool.end();
+      }
+      assert.equal(await b!.timelines.getEvent('late', inserted.event_id), inserted);
+      assert.is((await b!.timelines.getTimeline('late'))!.event_count, 1);
+    });
+  });
+}
+
+test.run();
