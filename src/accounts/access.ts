@@ -1,6 +1,7 @@
 import { ApiError, invalidArgument } from '../domain/errors.ts';
+import { FreshCheck } from '../store/fresh-check.ts';
 import { WriterQueues } from '../store/writer-queues.ts';
-import type { AccountStore } from './account-store.ts';
+import type { AccountStore, LoadedAccounts, Lockout } from './account-store.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import type { ThrottleOptions } from './login-throttle.ts';
 import { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './password-hash.ts';
@@ -91,7 +92,9 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 /**
  * Accounts, API keys and login sessions. Everything that authenticates lives in memory (loaded at open),
  * so `authenticate` is a Map lookup (and a SHA-256 the first time a header value is seen); changes are
- * written through to the `a` sublevel.
+ * written through to the store. Where other nodes share the store, every request first compares the
+ * store's stamp with the one memory was loaded at, and loads the records again when they differ: a login,
+ * logout, revocation or lockout on any node counts on every node from its next request.
  */
 export class AccessControl {
   private readonly accounts = new Map<string, AccountRecord>();
@@ -113,29 +116,79 @@ export class AccessControl {
   private unknownUserHash: Promise<string> | undefined;
   private nextSessionSweep = 0;
   private closed = false;
+  /** Shared stores: the check that keeps memory current, and the stamp memory was loaded at. */
+  private readonly fresh: FreshCheck | undefined;
+  private loadedStamp: string | undefined;
+  private lockoutWrite: Promise<void> = Promise.resolve();
 
   private constructor(private readonly store: AccountStore, options: AccessOptions) {
     this.now = options.now ?? Date.now;
     this.sessionTtlMs = options.sessionTtlMs ?? 60 * 60_000;
     this.cost = options.scrypt ?? DEFAULT_SCRYPT_COST;
-    this.throttle = new LoginThrottle(options.throttle ?? {}, this.now);
+    this.throttle = new LoginThrottle({ ...options.throttle, onLock: (lockout) => this.shareLockout(lockout) }, this.now);
+    if (store.stamp) this.fresh = new FreshCheck(() => this.reloadIfChanged());
     this.onError = options.onError ?? ((error) => process.emitWarning(`account store: ${String(error)}`));
     this.timer = setInterval(() => void this.flush().catch(this.onError), options.flushIntervalMs ?? 5_000);
     this.timer.unref();
   }
 
   static async open(store: AccountStore, options: AccessOptions = {}): Promise<AccessControl> {
-    const loaded = await store.loadAll();
     const access = new AccessControl(store, options);
-    for (const account of loaded.accounts) access.accounts.set(account.username, account);
-    for (const key of loaded.keys) access.registerKey(key);
-    for (const session of loaded.sessions) access.registerSession(session);
+    // Read before the records: a change made in between is loaded again at the next check.
+    access.loadedStamp = await store.stamp?.();
+    access.load(await store.loadAll());
     return access;
+  }
+
+  private load(loaded: LoadedAccounts): void {
+    const previous = new Map(this.credentials);
+    this.accounts.clear();
+    this.credentials.clear();
+    for (const account of loaded.accounts) this.accounts.set(account.username, account);
+    for (const key of loaded.keys) {
+      this.registerKey(key);
+      // Last uses seen here and not yet written stay.
+      const before = previous.get(key.key_id);
+      const now = this.credentials.get(key.key_id)!;
+      if (before?.lastUsedAt !== undefined && this.dirtyKeys.has(key.key_id)) {
+        now.lastUsedAt = before.lastUsedAt;
+        now.lastUsedFrom = before.lastUsedFrom;
+      }
+    }
+    for (const session of loaded.sessions) this.registerSession(session);
+    for (const lockout of loaded.lockouts ?? []) this.throttle.applyLock(lockout);
+  }
+
+  private async reloadIfChanged(): Promise<void> {
+    const stamp = await this.store.stamp!();
+    if (stamp === this.loadedStamp) return;
+    const loaded = await this.store.loadAll();
+    this.load(loaded);
+    this.loadedStamp = stamp;
+  }
+
+  /** On a shared store, memory brought up to every node's acknowledged changes; at once otherwise. */
+  private sync(): Promise<void> | undefined {
+    return this.fresh?.run();
+  }
+
+  private shareLockout(lockout: Lockout): void {
+    if (!this.store.putLockout) return;
+    this.lockoutWrite = this.write(() => this.store.putLockout!(lockout)).catch(this.onError);
   }
 
   // ---------------------------------------------------------------- the request path
 
-  /** Who is calling. Synchronous and free of I/O; throws `unauthenticated`. */
+  /**
+   * Who is calling, as every request asks: synchronous and free of I/O where this process alone writes the
+   * store; on a shared store, after one stamp read (and a reload when it changed).
+   */
+  identify(authorization: string | undefined, client: string): Principal | Promise<Principal> {
+    const fresh = this.sync();
+    return fresh ? fresh.then(() => this.authenticate(authorization, client)) : this.authenticate(authorization, client);
+  }
+
+  /** Who is calling, by what memory holds now; throws `unauthenticated`. */
   authenticate(authorization: string | undefined, client: string): Principal {
     if (authorization === undefined || authorization.trim() === '') {
       throw new ApiError('unauthenticated', MISSING_HEADER);
@@ -190,6 +243,7 @@ export class AccessControl {
   async login(username: unknown, password: unknown, client: string): Promise<LoginResult> {
     if (typeof username !== 'string' || username.trim() === '') throw invalidArgument('username', 'required');
     if (typeof password !== 'string' || password === '') throw invalidArgument('password', 'required');
+    await this.sync();
     const name = username.trim().toLowerCase().slice(0, 128);
     const attempt = this.throttle.begin(name, client);
     const account = this.accounts.get(name);
@@ -200,12 +254,15 @@ export class AccessControl {
     } catch (error) {
       // Settle the attempt, or its pre-counted failure would hold the limit until the entry is evicted.
       attempt.failed();
+      await this.lockoutWrite;
       throw error;
     }
     // The account may have been removed while the password was being checked.
     const current = this.accounts.get(name);
     if (!matches || account === undefined || current !== account) {
       attempt.failed();
+      // A lock this failure began holds on every node before the caller hears of it.
+      await this.lockoutWrite;
       throw new ApiError('unauthenticated', INVALID_LOGIN);
     }
     attempt.succeeded();
@@ -229,6 +286,7 @@ export class AccessControl {
   /** Ends a login session (the bearer token it was given). API keys are revoked instead. */
   async logout(token: string): Promise<void> {
     const bearer = BEARER.exec(token)?.[1] ?? token.trim();
+    await this.sync();
     const credential = this.find(bearer);
     if (credential === undefined || credential.expiresAt <= this.now()) {
       throw new ApiError('unauthenticated', INVALID_CREDENTIALS);
@@ -380,6 +438,7 @@ export class AccessControl {
    */
   async ensureAdmin(options: { adminKey?: string } = {}): Promise<AdminBootstrap> {
     const { adminKey } = options;
+    await this.sync();
     if (adminKey !== undefined) {
       if (adminKey.length < 16 || /\s/.test(adminKey)) throw new Error('TMS_ADMIN_KEY must be at least 16 characters, without spaces');
       const existing = this.find(adminKey);
@@ -411,9 +470,13 @@ export class AccessControl {
     if (this.accounts.size > 0) return { created: false };
     const key = adminKey ?? newToken(this.unusedId('key'));
     const record = this.adminKeyRecord(key, adminKey !== undefined);
+    // Another node sharing the store may have made it first: then this one's is not written.
+    if (!(await this.write(() => this.store.addAccountWithKey(account, record)))) {
+      await this.sync();
+      return { created: false };
+    }
     this.accounts.set(ADMIN_USERNAME, account);
     this.registerKey(record);
-    await this.write(() => this.store.putAccountWithKey(account, record));
     return { created: true, username: ADMIN_USERNAME, password, key_id: record.key_id, key };
   }
 
@@ -457,7 +520,7 @@ export class AccessControl {
 
   // ---------------------------------------------------------------- internals
 
-  private write(operation: () => Promise<void>): Promise<void> {
+  private write<T>(operation: () => Promise<T>): Promise<T> {
     return this.writes.run('accounts', operation);
   }
 

@@ -4,6 +4,15 @@ export interface LoadedAccounts {
   accounts: AccountRecord[];
   keys: KeyRecord[];
   sessions: SessionRecord[];
+  /** Login lockouts in force (shared stores only). */
+  lockouts?: Lockout[];
+}
+
+/** A login lockout: of an account name or of a client address, until a time (epoch ms). */
+export interface Lockout {
+  kind: 'account' | 'client';
+  subject: string;
+  until: number;
 }
 
 /**
@@ -16,8 +25,8 @@ export interface AccountStore {
   putAccount(record: AccountRecord): Promise<void>;
   /** An account and what authenticates as it go together. */
   removeAccount(username: string, keyIds: readonly string[], sessionIds: readonly string[]): Promise<void>;
-  /** A new account with its first key (the bootstrap admin). */
-  putAccountWithKey(account: AccountRecord, key: KeyRecord): Promise<void>;
+  /** A new account with its first key (the bootstrap admin); false, writing nothing, if the account exists. */
+  addAccountWithKey(account: AccountRecord, key: KeyRecord): Promise<boolean>;
   putKey(record: KeyRecord): Promise<void>;
   /** Last-use bookkeeping: a crash may lose a few seconds of it. */
   putKeysLazily(records: readonly KeyRecord[]): Promise<void>;
@@ -25,4 +34,11 @@ export interface AccountStore {
   deleteSession(sessionId: string): Promise<void>;
   /** Expired sessions: they are already refused, so removing them need not be durable. */
   deleteSessionsLazily(sessionIds: readonly string[]): Promise<void>;
+  /**
+   * Where several nodes share the store: a stamp that changes with every change any node acknowledges (last
+   * use aside), so that each node knows when to load the records again. Absent: only this process writes.
+   */
+  stamp?(): Promise<string>;
+  /** Shared stores: a lockout every node applies. */
+  putLockout?(lockout: Lockout): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { ApiError } from '../domain/errors.ts';
+import type { Lockout } from './account-store.ts';
 
 export interface ThrottleOptions {
   /** Failures in a row that lock one account (default 10). */
@@ -11,6 +12,8 @@ export interface ThrottleOptions {
   maxLockMs?: number;
   /** Most subjects remembered per kind (default 10,000): memory stays bounded under a spray of names. */
   maxEntries?: number;
+  /** Told of every lock as it begins (nodes sharing a store pass it on to the others). */
+  onLock?: (lockout: Lockout) => void;
 }
 
 interface Subject {
@@ -44,6 +47,7 @@ export class LoginThrottle {
   private readonly lockMs: number;
   private readonly maxLockMs: number;
   private readonly maxEntries: number;
+  private readonly onLock: ((lockout: Lockout) => void) | undefined;
   private readonly accounts = new Map<string, Subject>();
   private readonly clients = new Map<string, ClientSubject>();
 
@@ -53,6 +57,7 @@ export class LoginThrottle {
     this.lockMs = options.lockMs ?? 60_000;
     this.maxLockMs = options.maxLockMs ?? Math.max(15 * 60_000, this.lockMs);
     this.maxEntries = options.maxEntries ?? 10_000;
+    this.onLock = options.onLock;
   }
 
   /**
@@ -83,10 +88,23 @@ export class LoginThrottle {
         if (settled) return;
         settled = true;
         const at = this.now();
-        this.lockIfFull(account, this.accountLimit, at);
-        if (this.lockIfFull(source, this.clientLimit, at)) source.byAccount.clear();
+        if (this.lockIfFull(account, this.accountLimit, at)) this.onLock?.({ kind: 'account', subject: username, until: account.lockedUntil });
+        if (this.lockIfFull(source, this.clientLimit, at)) {
+          source.byAccount.clear();
+          this.onLock?.({ kind: 'client', subject: client, until: source.lockedUntil });
+        }
       },
     };
+  }
+
+  /** A lock that began elsewhere (on another node). */
+  applyLock(lockout: Lockout): void {
+    const now = this.now();
+    const subject =
+      lockout.kind === 'account'
+        ? this.subject(this.accounts, lockout.subject, now, newSubject)
+        : this.subject(this.clients, lockout.subject, now, (at) => ({ ...newSubject(at), byAccount: new Map() }));
+    if (lockout.until > subject.lockedUntil) subject.lockedUntil = lockout.until;
   }
 
   private waitMs(subject: Subject, limit: number, now: number): number {

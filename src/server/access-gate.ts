@@ -12,17 +12,21 @@ export function createGate(access: AccessControl, limiter: RateLimiter): Gate {
   return {
     admit(authorization, client, rpc) {
       if (isPublic(rpc)) return ANONYMOUS;
-      const principal = access.authenticate(authorization, client);
-      authorize(principal, rpc);
-      const decision = limiter.take(principal.credentialId);
-      if (!decision.ok) {
-        throw new ApiError(
-          'resource_exhausted',
-          `rate limit exceeded for credential ${principal.credentialId}: retry after ${decision.retryAfterSeconds} s`,
-          [{ type: 'tms.v1.RetryInfo', debug: { retry_after_seconds: decision.retryAfterSeconds } }],
-        );
-      }
-      return principal;
+      const authenticated = access.identify(authorization, client);
+      return authenticated instanceof Promise ? authenticated.then((principal) => allow(principal, rpc)) : allow(authenticated, rpc);
     },
   };
+
+  function allow(principal: Principal, rpc: string): Principal {
+    authorize(principal, rpc);
+    const decision = limiter.take(principal.credentialId);
+    if (!decision.ok) {
+      throw new ApiError(
+        'resource_exhausted',
+        `rate limit exceeded for credential ${principal.credentialId}: retry after ${decision.retryAfterSeconds} s`,
+        [{ type: 'tms.v1.RetryInfo', debug: { retry_after_seconds: decision.retryAfterSeconds } }],
+      );
+    }
+    return principal;
+  }
 }

@@ -5,5 +5,5 @@ import type { Principal } from '../accounts/principal.ts';
  * this RPC (scopes), and are they within their rate. Throws ApiError; returns the caller.
  */
 export interface Gate {
-  admit(authorization: string | undefined, client: string, rpc: string): Principal;
+  admit(authorization: string | undefined, client: string, rpc: string): Principal | Promise<Principal>;
 }

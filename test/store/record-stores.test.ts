@@ -83,10 +83,11 @@ for (const backend of testBackends) {
 
   records('accounts: removing an account removes the keys and sessions named with it, and nothing else', async (context) => {
     const { accounts } = context.stores;
-    await accounts.putAccountWithKey(account('ada'), key('k1', 'ada'));
+    assert.is(await accounts.addAccountWithKey(account('ada'), key('k1', 'ada')), true);
     await accounts.putKey(key('k2', 'ada'));
     await accounts.putSession(session('s1', 'ada'));
-    await accounts.putAccountWithKey(account('bob'), key('k3', 'bob'));
+    assert.is(await accounts.addAccountWithKey(account('bob'), key('k3', 'bob')), true);
+    assert.is(await accounts.addAccountWithKey(account('bob'), key('k9', 'bob')), false, 'an existing account is left alone');
     await accounts.putSession(session('s2', 'bob'));
     await accounts.removeAccount('ada', ['k1', 'k2'], ['s1']);
     const loaded = await accounts.loadAll();

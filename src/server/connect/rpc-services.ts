@@ -46,7 +46,7 @@ function unaryHandler(rpc: string, method: DescMethod, { operations, gate, reque
     try {
       const authorization = context.requestHeader.get('authorization') ?? undefined;
       const client = context.values.get(clientAddressKey);
-      const principal = gate.admit(authorization, client, rpc);
+      const principal = await gate.admit(authorization, client, rpc);
       if (state) {
         state.credentialId = principal.credentialId;
         state.account = principal.account;

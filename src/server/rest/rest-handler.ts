@@ -31,7 +31,7 @@ export async function serveRest(
   try {
     const authorization = headerValue(req, 'authorization');
     const client = clientAddress(req);
-    const principal = deps.gate.admit(authorization, client, route.rpc);
+    const principal = await deps.gate.admit(authorization, client, route.rpc);
     state.credentialId = principal.credentialId;
     state.account = principal.account;
     const operation = deps.operations.get(route.rpc);

@@ -64,12 +64,15 @@ export class LevelAccountStore implements AccountStore {
     return this.sub.batch(operations, DURABLE);
   }
 
-  putAccountWithKey(account: AccountRecord, key: KeyRecord): Promise<void> {
+  /** Only one process writes the folder, and its account writes are serialised: a read, then the batch. */
+  async addAccountWithKey(account: AccountRecord, key: KeyRecord): Promise<boolean> {
+    if ((await this.sub.get(accountKey(account.username))) !== undefined) return false;
     const operations: Operation[] = [
       { type: 'put', key: accountKey(account.username), value: account },
       { type: 'put', key: keyKey(key.key_id), value: key },
     ];
-    return this.sub.batch(operations, DURABLE);
+    await this.sub.batch(operations, DURABLE);
+    return true;
   }
 
   putKey(record: KeyRecord): Promise<void> {
