@@ -10,20 +10,25 @@ export function dataDirOption(): Option {
     .default('./data');
 }
 
+/** `--database-url`: the same commands on a PostgreSQL store, where they may run while servers serve it. */
+export function databaseUrlOption(): Option {
+  return new Option('--database-url <url>', 'a PostgreSQL store instead of the data directory (postgres://…)').env('TMS_DATABASE_URL');
+}
+
 /**
  * Runs one offline command against the store: opens it, runs, closes it; on failure prints
  * `error: <message>` and exits with status 1 (through commander, so tests can intercept both).
  */
 export async function runOffline(
   command: Command,
-  options: { dataDir: string; create?: boolean },
+  options: { dataDir: string; databaseUrl?: string; create?: boolean },
   work: (access: AccessControl, print: (line: string) => void) => Promise<void> | void,
 ): Promise<void> {
   const writeOut = command.configureOutput().writeOut ?? ((text: string) => process.stdout.write(text));
   const print = (line: string): void => writeOut(`${line}\n`);
   let opened: Awaited<ReturnType<typeof openOffline>> | undefined;
   try {
-    opened = await openOffline(options.dataDir, { create: options.create ?? false });
+    opened = await openOffline(options.dataDir, { create: options.create ?? false, ...(options.databaseUrl && { databaseUrl: options.databaseUrl }) });
     await work(opened.access, print);
   } catch (error) {
     await opened?.close().catch(() => undefined);

@@ -8,16 +8,17 @@ export interface OfflineAccess {
 }
 
 /**
- * Opens a data directory for the command-line tools (`tms users`, `tms keys`), which work on the store
- * itself while the server is stopped. LevelDB admits one process at a time: a running server is an error
- * that says so.
+ * Opens a store for the command-line tools (`tms users`, `tms keys`), which work on the store itself. A
+ * LevelDB folder admits one process at a time, so the server must be stopped (a running one is an error that
+ * says so); a PostgreSQL store is shared, and running servers see the change from their next request.
  */
-export async function openOffline(dataDir: string, options: { create?: boolean } & AccessOptions = {}): Promise<OfflineAccess> {
-  const { create = false, ...accessOptions } = options;
+export async function openOffline(dataDir: string, options: { create?: boolean; databaseUrl?: string } & AccessOptions = {}): Promise<OfflineAccess> {
+  const { create = false, databaseUrl, ...accessOptions } = options;
   let storage;
   try {
-    storage = await openStorage({ dataDir, create, primaryOwner: '' });
+    storage = await openStorage({ dataDir, create, primaryOwner: '', ...(databaseUrl && { databaseUrl }) });
   } catch (error) {
+    if (databaseUrl) throw error;
     throw new Error(explainOpenFailure(dataDir, error), { cause: error });
   }
   try {

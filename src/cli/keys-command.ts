@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { OPERATOR } from '../accounts/principal.ts';
 import { parseDuration } from '../accounts/validation.ts';
-import { dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
+import { databaseUrlOption, dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
 
 /** `tms keys create|list|revoke`: API keys on a stopped server's data directory. */
 export function keysCommand(): Command {
@@ -15,7 +15,8 @@ export function keysCommand(): Command {
     .requiredOption('--scopes <scopes>', "comma-separated: read, write, admin (at most the account's)")
     .option('--expires <duration>', 'lifetime, e.g. 12h, 30d, 2w (default: does not expire)')
     .addOption(dataDirOption())
-    .action(async (options: { user: string; name: string; scopes: string; expires?: string; dataDir: string }, command: Command) => {
+    .addOption(databaseUrlOption())
+    .action(async (options: { user: string; name: string; scopes: string; expires?: string; dataDir: string; databaseUrl?: string }, command: Command) => {
       await runOffline(command, options, async (access, print) => {
         const expiresAt = options.expires === undefined ? undefined : new Date(Date.now() + parseDuration(options.expires)).toISOString();
         const created = await access.createKey(OPERATOR, {
@@ -36,7 +37,8 @@ export function keysCommand(): Command {
     .option('--user <name>', "only this account's keys")
     .option('--json', 'print JSON instead of a table')
     .addOption(dataDirOption())
-    .action(async (options: { user?: string; json?: boolean; dataDir: string }, command: Command) => {
+    .addOption(databaseUrlOption())
+    .action(async (options: { user?: string; json?: boolean; dataDir: string; databaseUrl?: string }, command: Command) => {
       await runOffline(command, options, (access, print) => {
         const list = access.listKeys(OPERATOR, { account: options.user });
         if (options.json) return print(JSON.stringify(list, null, 2));
@@ -59,7 +61,8 @@ export function keysCommand(): Command {
     .description('revoke an API key: it is refused from then on')
     .argument('<key_id>', 'the key id shown by `tms keys list`')
     .addOption(dataDirOption())
-    .action(async (keyId: string, options: { dataDir: string }, command: Command) => {
+    .addOption(databaseUrlOption())
+    .action(async (keyId: string, options: { dataDir: string; databaseUrl?: string }, command: Command) => {
       await runOffline(command, options, async (access, print) => {
         const key = await access.revokeKey(OPERATOR, keyId);
         print(`revoked key ${key.key_id} (${key.name}) of ${key.account}`);

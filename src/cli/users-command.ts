@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { OPERATOR } from '../accounts/principal.ts';
-import { dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
+import { databaseUrlOption, dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
 
 /** `tms users create|list|remove`: account administration on a stopped server's data directory. */
 export function usersCommand(): Command {
@@ -13,8 +13,9 @@ export function usersCommand(): Command {
     .requiredOption('--scopes <scopes>', 'comma-separated: read, write, admin')
     .option('--password <password>', 'the password (prefer the generated one: command lines end up in shell history)')
     .addOption(dataDirOption())
-    .action(async (name: string, options: { scopes: string; password?: string; dataDir: string }, command: Command) => {
-      await runOffline(command, { dataDir: options.dataDir, create: true }, async (access, print) => {
+    .addOption(databaseUrlOption())
+    .action(async (name: string, options: { scopes: string; password?: string; dataDir: string; databaseUrl?: string }, command: Command) => {
+      await runOffline(command, { dataDir: options.dataDir, databaseUrl: options.databaseUrl, create: true }, async (access, print) => {
         const { account, password } = await access.createAccount(OPERATOR, {
           username: name,
           scopes: options.scopes,
@@ -30,7 +31,8 @@ export function usersCommand(): Command {
     .description('list accounts')
     .option('--json', 'print JSON instead of a table')
     .addOption(dataDirOption())
-    .action(async (options: { json?: boolean; dataDir: string }, command: Command) => {
+    .addOption(databaseUrlOption())
+    .action(async (options: { json?: boolean; dataDir: string; databaseUrl?: string }, command: Command) => {
       await runOffline(command, options, (access, print) => {
         const accounts = access.listAccounts(OPERATOR);
         if (options.json) return print(JSON.stringify(accounts, null, 2));
@@ -44,7 +46,8 @@ export function usersCommand(): Command {
     .description('remove an account together with its API keys and sessions')
     .argument('<name>', 'username')
     .addOption(dataDirOption())
-    .action(async (name: string, options: { dataDir: string }, command: Command) => {
+    .addOption(databaseUrlOption())
+    .action(async (name: string, options: { dataDir: string; databaseUrl?: string }, command: Command) => {
       await runOffline(command, options, async (access, print) => {
         await access.deleteAccount(OPERATOR, name);
         print(`removed account ${name.toLowerCase()} and its keys and sessions`);

@@ -1,6 +1,7 @@
 // Two tms nodes on one PostgreSQL database behave as one service: started together on an empty database,
 // each sees the other's writes, sessions, revocations and lockouts at once, concurrent writes from both are
 // all kept, and a node killed with SIGKILL under write load loses no acknowledged write.
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +94,28 @@ if (TEST_DATABASE_URL) {
     const onB = await call(b, 'POST', '/v1/login', { key: null, body: { username: 'ria', password: 'correct horse battery' } });
     assert.is(onB.status, 429, `node B refuses it too: ${onB.text}`);
     assert.match(onB.json.message, /too many failed logins/);
+  });
+
+  nodes('tms users and tms keys work on the database while the nodes serve it, and both nodes see the change', async ({ a, b, databaseUrl }) => {
+    const tms = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), ...args], { env: { ...process.env, TMS_DATABASE_URL: databaseUrl }, timeout: 60_000 }, (error, stdout, stderr) =>
+          resolve({ code: error ? 1 : 0, stdout, stderr }),
+        );
+      });
+    const added = await tms('users', 'create', 'omar', '--scopes', 'read', '--password', 'a long enough password');
+    assert.is(added.code, 0, added.stderr);
+    for (const node of [a, b]) {
+      const login = await call(node, 'POST', '/v1/login', { key: null, body: { username: 'omar', password: 'a long enough password' } });
+      assert.is(login.status, 200, login.text);
+    }
+    const listed = await tms('users', 'list', '--json');
+    assert.is(listed.code, 0, listed.stderr);
+    assert.ok((JSON.parse(listed.stdout) as { username: string }[]).some((u) => u.username === 'omar'));
+    const removed = await tms('users', 'remove', 'omar');
+    assert.is(removed.code, 0, removed.stderr);
+    const refused = await call(b, 'POST', '/v1/login', { key: null, body: { username: 'omar', password: 'a long enough password' } });
+    assert.is(refused.status, 401, refused.text);
   });
 
   nodes('writes from both nodes at once to one timeline are all kept', async ({ a, b }) => {
