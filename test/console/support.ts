@@ -13,9 +13,17 @@ export interface ConsoleFixture {
 
 export async function startConsoleFixture(overrides: Partial<Config> = {}): Promise<ConsoleFixture> {
   const server = await startTestServer(overrides);
-  const adminPassword = server.app.bootstrap?.password;
-  if (!adminPassword) throw new Error('a fresh test server reports its admin password');
-  return { server, browser: await launchBrowser(), adminPassword };
+  try {
+    const adminPassword = server.app.bootstrap?.password;
+    if (!adminPassword) throw new Error('a fresh test server reports its admin password');
+    return { server, browser: await launchBrowser(), adminPassword };
+  } catch (error) {
+    // A browser that cannot start (chromium not installed) must fail the file, not leave the server holding it open.
+    await server.stop();
+    // uvu does not print what a `before` hook threw: say it here.
+    console.error(`console fixture: ${error instanceof Error ? error.message : String(error)}`);
+    throw error;
+  }
 }
 
 export async function stopConsoleFixture(fixture: Partial<ConsoleFixture>): Promise<void> {
