@@ -3,6 +3,7 @@
  * see one consistent state. LevelDB and PostgreSQL each implement it (src/store/<backend>/).
  */
 export type WriteOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+export type PutOp = Extract<WriteOp, { type: 'put' }>;
 
 export interface KeyRange {
   gt?: Uint8Array;
@@ -30,6 +31,11 @@ export interface OrderedKeyValueStore {
   getMany(keys: Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
   /** All of `ops` or none, in order (a later op on the same key wins); `durable`: on disk before it resolves. */
   write(ops: WriteOp[], durable: boolean): Promise<void>;
+  /**
+   * A bulk load's batch: puts of mostly new keys, all or none, not durable. Where absent, the store uses
+   * `write`; a backend with a faster path for many new rows (PostgreSQL's COPY) provides it.
+   */
+  writeBulk?(puts: PutOp[]): Promise<void>;
   keys(range: KeyRange): Promise<Uint8Array[]>;
   entries(range: KeyRange): Promise<[Uint8Array, Uint8Array][]>;
   /** Runs `work` with readers on one consistent snapshot; they are closed when it settles. */

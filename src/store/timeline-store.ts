@@ -21,7 +21,7 @@ import {
   chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
   utf8, versionKey, wordIndexPrefix,
 } from './keys.ts';
-import type { OrderedKeyValueStore, WriteOp } from './ordered-kv.ts';
+import type { OrderedKeyValueStore, PutOp, WriteOp } from './ordered-kv.ts';
 import { locationWords } from './location-words.ts';
 import { LocalCommitLog, type CommitLog } from './commit-log.ts';
 import { decodeNote, encodeNote, type ChangeNote } from './change-note.ts';
@@ -154,8 +154,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     return this.log.shared ? this.fresh.run() : Promise.resolve();
   }
 
-  private async catchUp(): Promise<void> {
-    const head = await this.log.head();
+  /** `head`: the newest commit's LSN when the caller knows it already. */
+  private async catchUp(head?: number): Promise<void> {
+    head ??= await this.log.head();
     if (head <= this.seen) return;
     const commits = await this.log.since(this.seen);
     if (!commits) {
@@ -220,7 +221,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       const result = await this.log.commit(async (lsn) => {
         change?.undo?.();
         change = undefined;
-        if (this.log.shared) await this.catchUp();
+        // On a shared store the LSN is already taken, and every commit before it is durable.
+        if (this.log.shared) await this.catchUp(lsn() - 1);
         change = await build(() => (committedAt = lsn()));
         return { ops: change.ops, note: this.log.shared ? encodeNote(change.note) : EMPTY_NOTE, result: change.result };
       });
@@ -547,7 +549,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const result = await searchChain(this.kv, this.versions, chain, {
       words, startKey, endKey, after, limit, frequency, inMemory,
       // Memory must know every version the index snapshot holds (those above the chain's caps are then set aside).
-      ...(this.log.shared && { beforeScan: (head: number) => (head > this.seen ? this.catchUp() : undefined) }),
+      ...(this.log.shared && { beforeScan: (head: number) => (head > this.seen ? this.catchUp(head) : undefined) }),
     });
     const page: SearchPage = { events: Object.freeze(result.events.map(freezeRecord)) as EventRecord[] };
     if (result.nextAfter) page.nextCursor = encodeCursor(fingerprint, result.nextAfter);
@@ -728,7 +730,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BULK_BATCH);
     const existing = state.record.genesis_count > 0 ? await this.loadSnapshot(level) : undefined;
     const accumulator = new GenesisAccumulator(existing);
-    let ops: WriteOp[] = [];
+    let ops: PutOp[] = [];
     let loaded = 0;
     const timePrefix = timeIndexPrefix(level);
     const add = (event: GenesisEvent): void => {
@@ -752,7 +754,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       loaded += 1;
     };
     const flush = async (): Promise<void> => {
-      await this.kv.write(ops, false);
+      if (this.kv.writeBulk) await this.kv.writeBulk(ops);
+      else await this.kv.write(ops, false);
       ops = [];
       options.onProgress?.(loaded);
     };

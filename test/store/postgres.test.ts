@@ -10,6 +10,7 @@ import { inTransaction } from '../../src/store/postgres/transaction.ts';
 import { LATEST_VERSION, MIGRATIONS, migrate } from '../../src/store/postgres/migrations.ts';
 import { TEST_DATABASE_URL, dropSchema, freshSchema } from '../support/backends.ts';
 import { createDatabase, dropDatabase } from '../support/postgres.ts';
+import { PgKeyValueSpace } from '../../src/store/postgres/pg-key-value-space.ts';
 
 const codeOf = (error: unknown) => (error as { code?: string }).code;
 
@@ -159,6 +160,25 @@ if (TEST_DATABASE_URL) {
         held.release();
       }
     }, { maxConnections: 1, connectTimeoutMs: 200 });
+  });
+
+  test('bulk batches go in by binary COPY, and a batch with keys already there falls back to upserts, all or nothing', async () => {
+    await withPools(1, async ([pool], schema) => {
+      await migrate(pool!, schema);
+      const kv = new PgKeyValueSpace(pool!);
+      const put = (key: string, value: string) => ({ type: 'put' as const, key: Buffer.from(key), value: Buffer.from(value) });
+      const many = Array.from({ length: 2500 }, (_, i) => put(`k${String(i).padStart(5, '0')}`, `v${i}`));
+      await kv.writeBulk(many);
+      assert.is((await kv.keys({})).length, 2500, 'more rows than one COPY chunk');
+      assert.equal(Buffer.from((await kv.get(Buffer.from('k01234')))!).toString(), 'v1234');
+      await kv.writeBulk([put('k00001', 'again'), put('new', 'n'), put('new', 'last wins')]);
+      assert.equal(Buffer.from((await kv.get(Buffer.from('k00001')))!).toString(), 'again');
+      assert.equal(Buffer.from((await kv.get(Buffer.from('new')))!).toString(), 'last wins');
+      assert.is((await kv.keys({})).length, 2501);
+      const empty = new Uint8Array();
+      await kv.writeBulk([put('binary', ''), { type: 'put', key: new Uint8Array([0, 255, 10]), value: empty }]);
+      assert.equal([...(await kv.get(new Uint8Array([0, 255, 10])))!], []);
+    });
   });
 
   test('a transaction that meets a serialization failure runs again from the start, and its first try left nothing', async () => {

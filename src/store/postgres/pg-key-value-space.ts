@@ -1,5 +1,8 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
-import type { EntryReader, KeyRange, OrderedKeyValueStore, SnapshotReads, WriteOp } from '../ordered-kv.ts';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { EntryReader, KeyRange, OrderedKeyValueStore, PutOp, SnapshotReads, WriteOp } from '../ordered-kv.ts';
 import { inTransaction } from './transaction.ts';
 
 type Entry = [Uint8Array, Uint8Array];
@@ -47,6 +50,30 @@ export async function writeOps(client: pg.ClientBase, ops: WriteOp[]): Promise<v
   }
 }
 
+/** PostgreSQL's binary COPY format: signature, flags, header extension length. */
+const COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+const COPY_TRAILER = Buffer.from([0xff, 0xff]);
+const COPY_CHUNK_ROWS = 1000;
+
+/** Rows of (key, value) in binary COPY format, a chunk of rows per buffer. */
+function* copyRows(puts: PutOp[]): Generator<Buffer> {
+  yield COPY_HEADER;
+  for (let start = 0; start < puts.length; start += COPY_CHUNK_ROWS) {
+    const chunk = puts.slice(start, start + COPY_CHUNK_ROWS);
+    const buffer = Buffer.allocUnsafe(chunk.reduce((sum, put) => sum + 10 + put.key.byteLength + put.value.byteLength, 0));
+    let at = 0;
+    for (const { key, value } of chunk) {
+      at = buffer.writeInt16BE(2, at);
+      at = buffer.writeInt32BE(key.byteLength, at);
+      at += bytes(key).copy(buffer, at);
+      at = buffer.writeInt32BE(value.byteLength, at);
+      at += bytes(value).copy(buffer, at);
+    }
+    yield buffer;
+  }
+  yield COPY_TRAILER;
+}
+
 /**
  * The timeline store's keys as rows of one table, `timeline_kv (key bytea PRIMARY KEY, value bytea)`: a batch
  * is one transaction, and a snapshot is one REPEATABLE READ transaction on one connection.
@@ -75,6 +102,24 @@ export class PgKeyValueSpace implements OrderedKeyValueStore {
       // Bulk loads: a crash may lose the last batches, which the load's own recovery redoes.
       if (!durable) await client.query('SET LOCAL synchronous_commit = off');
       await writeOps(client, ops);
+    });
+  }
+
+  /**
+   * COPY straight into the table, which is several times cheaper than an insert per row; keys already there
+   * (the same data loaded again) make it fail, and the batch then goes through the upserting `write`.
+   */
+  async writeBulk(puts: PutOp[]): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await client.query('SET LOCAL synchronous_commit = off');
+      await client.query('SAVEPOINT copy');
+      try {
+        await pipeline(Readable.from(copyRows(puts)), client.query(copyFrom('COPY timeline_kv (key, value) FROM STDIN (FORMAT binary)')));
+      } catch (error) {
+        if ((error as { code?: string }).code !== '23505') throw error;
+        await client.query('ROLLBACK TO SAVEPOINT copy');
+        await writeOps(client, puts);
+      }
     });
   }
 
