@@ -28,7 +28,10 @@ export interface AccountStore {
   /** A new account with its first key (the bootstrap admin); false, writing nothing, if the account exists. */
   addAccountWithKey(account: AccountRecord, key: KeyRecord): Promise<boolean>;
   putKey(record: KeyRecord): Promise<void>;
-  /** Last-use bookkeeping: a crash may lose a few seconds of it. */
+  /**
+   * Last-use bookkeeping: only the last-use fields, and only of keys that still exist (another node may have
+   * revoked or removed one meanwhile); a crash may lose a few seconds of it.
+   */
   putKeysLazily(records: readonly KeyRecord[]): Promise<void>;
   putSession(record: SessionRecord): Promise<void>;
   deleteSession(sessionId: string): Promise<void>;

@@ -28,9 +28,10 @@ export interface CommitLog {
   since(lsn: number): Promise<Commit[] | undefined>;
   /**
    * Runs `build` and commits what it returns; nothing is written if it throws. `build` calls `lsn()` for
-   * the commit's LSN, as late as it can: LSNs order commits in time.
+   * the commit's LSN, as late as it can: LSNs order commits in time. On a shared log, `head` is the newest
+   * LSN already committed (memory must catch up to it before building).
    */
-  commit<T>(build: (lsn: () => number) => Promise<CommitBatch<T>>): Promise<T>;
+  commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>): Promise<T>;
   /**
    * Held by the node running a bulk load into `level` until `release` (or until that node dies), so that
    * others can tell a running load from an interrupted one.
@@ -40,14 +41,24 @@ export interface CommitLog {
   loadHeld(level: number): Promise<boolean>;
 }
 
+/** Batches waiting for the next synced write, each with its caller's settlement. */
+interface Waiting {
+  ops: WriteOp[];
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 /**
  * The commit log of a store only this process writes: LSNs come from memory and the notes are dropped, since
  * nobody replays them. Commits are not serialised here (the store serialises each timeline's writes itself):
- * an LSN is taken just before its batch is written.
+ * an LSN is taken just before its batch is written. Group commit: while one synced write is in flight, the
+ * batches that arrive wait and then go together in the next one, so one fsync acknowledges them all.
  */
 export class LocalCommitLog implements CommitLog {
   readonly shared = false;
   private allocated = 0;
+  private waiting: Waiting[] = [];
+  private writing = false;
 
   constructor(private readonly kv: OrderedKeyValueStore) {}
 
@@ -63,11 +74,30 @@ export class LocalCommitLog implements CommitLog {
     return [];
   }
 
-  async commit<T>(build: (lsn: () => number) => Promise<CommitBatch<T>>): Promise<T> {
+  async commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>): Promise<T> {
     let lsn: number | undefined;
-    const { ops, result } = await build(() => (lsn ??= ++this.allocated));
-    await this.kv.write(ops, true);
+    const { ops, result } = await build(() => (lsn ??= ++this.allocated), this.allocated);
+    await new Promise<void>((resolve, reject) => {
+      this.waiting.push({ ops, resolve, reject });
+      if (!this.writing) void this.writeGroups();
+    });
     return result;
+  }
+
+  /** One synced write per group: everything that waited while the previous write was in flight. */
+  private async writeGroups(): Promise<void> {
+    this.writing = true;
+    while (this.waiting.length > 0) {
+      const group = this.waiting;
+      this.waiting = [];
+      try {
+        await this.kv.write(group.length === 1 ? group[0]!.ops : group.flatMap((waiting) => waiting.ops), true);
+        for (const waiting of group) waiting.resolve();
+      } catch (error) {
+        for (const waiting of group) waiting.reject(error);
+      }
+    }
+    this.writing = false;
   }
 
   /** A load found at open is always interrupted: only this process writes the store. */

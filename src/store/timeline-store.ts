@@ -218,11 +218,10 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     let change: Change<T> | undefined;
     let committedAt = 0;
     try {
-      const result = await this.log.commit(async (lsn) => {
+      const result = await this.log.commit(async (lsn, head) => {
         change?.undo?.();
         change = undefined;
-        // On a shared store the LSN is already taken, and every commit before it is durable.
-        if (this.log.shared) await this.catchUp(lsn() - 1);
+        if (this.log.shared) await this.catchUp(head);
         change = await build(() => (committedAt = lsn()));
         return { ops: change.ops, note: this.log.shared ? encodeNote(change.note) : EMPTY_NOTE, result: change.result };
       });

@@ -102,6 +102,29 @@ memory('the local commit log continues after the highest LSN found at open, taki
   assert.equal(await log.since(), []);
   assert.is(await log.loadHeld(), false);
 });
+memory('local commits that arrive while a synced write is in flight go together in the next one (group commit)', async () => {
+  const writes: { ops: number; durable: boolean }[] = [];
+  let failNext = false;
+  const kv = {
+    write: async (ops: unknown[], durable: boolean) => {
+      writes.push({ ops: ops.length, durable });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (failNext) throw new Error('disk full');
+    },
+  } as unknown as OrderedKeyValueStore;
+  const log = new LocalCommitLog(kv);
+  const op = { type: 'del' as const, key: new Uint8Array([1]) };
+  const commit = (n: number) => log.commit(async (lsn) => ({ ops: Array.from({ length: n }, () => op), note: new Uint8Array(), result: lsn() }));
+  const lsns = await Promise.all([commit(1), commit(2), commit(3), commit(4)]);
+  assert.equal(lsns, [1, 2, 3, 4]);
+  assert.equal(writes, [
+    { ops: 1, durable: true },
+    { ops: 9, durable: true },
+  ], 'the first alone, the three that waited in one synced batch');
+  failNext = true;
+  const outcomes = await Promise.allSettled([commit(1), commit(1), commit(1)]);
+  assert.equal(outcomes.map((o) => o.status), ['rejected', 'rejected', 'rejected'], 'every commit of a failed batch fails');
+});
 memory('a change note round-trips timelines, deletions and version summaries', () => {
   const info = decodeSummary(7, encodeSummary({ lsn: 7, happens: true, timeKey: encodeInstantKey(parseInstant('1700-01-01T00:00:00Z')), words: ['delft'], supersedes: 'e0' }));
   const note = { deleted: [{ timeline_id: 'x', level: 4 }], versions: [{ level: 2, eventId: 'e1', info }] };

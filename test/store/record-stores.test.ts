@@ -99,9 +99,11 @@ for (const backend of testBackends) {
   records('accounts: bookkeeping writes many keys at once and deletes sessions one or many at a time', async (context) => {
     const { accounts } = context.stores;
     await accounts.putKeysLazily([]);
-    await accounts.putKeysLazily([key('k1', 'ada'), key('k2', 'ada')]);
+    await accounts.putKey(key('k1', 'ada'));
+    await accounts.putKey(key('k2', 'ada'));
     const used = key('k1', 'ada', { last_used_at: '2026-11-24T10:30:00.000Z', last_used_from: '10.0.0.7' });
-    await accounts.putKeysLazily([used]);
+    // Only last use is written, of keys that exist: what changed elsewhere meanwhile (a name here) stays.
+    await accounts.putKeysLazily([{ ...used, name: 'renamed in memory only' }, key('gone', 'ada', { last_used_at: '2026-11-24T10:31:00.000Z' })]);
     for (const id of ['s1', 's2', 's3', 's4']) await accounts.putSession(session(id, 'ada'));
     await accounts.deleteSession('s1');
     await accounts.deleteSessionsLazily(['s2', 's3', 'never-was']);

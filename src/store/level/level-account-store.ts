@@ -80,8 +80,15 @@ export class LevelAccountStore implements AccountStore {
   }
 
   /** Bookkeeping (last use): not worth an fsync; a crash loses a few seconds of it. */
-  putKeysLazily(records: readonly KeyRecord[]): Promise<void> {
-    return this.sub.batch(records.map((value): Operation => ({ type: 'put', key: keyKey(value.key_id), value })));
+  async putKeysLazily(records: readonly KeyRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const stored = (await this.sub.getMany(records.map((record) => keyKey(record.key_id)))) as (KeyRecord | undefined)[];
+    const operations: Operation[] = [];
+    records.forEach((record, i) => {
+      const current = stored[i];
+      if (current) operations.push({ type: 'put', key: keyKey(record.key_id), value: { ...current, last_used_at: record.last_used_at, last_used_from: record.last_used_from } });
+    });
+    await this.sub.batch(operations);
   }
 
   putSession(record: SessionRecord): Promise<void> {

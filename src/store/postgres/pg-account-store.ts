@@ -25,7 +25,7 @@ export class PgAccountStore implements AccountStore {
       accounts: accounts.rows.map((row) => row.record),
       keys: keys.rows.map((row) => row.record),
       sessions: sessions.rows.map((row) => row.record),
-      lockouts: lockouts.rows.map((row) => ({ kind: row.kind, subject: row.subject, until: row.until.getTime() })),
+      ...(lockouts.rows.length > 0 && { lockouts: lockouts.rows.map((row) => ({ kind: row.kind, subject: row.subject, until: row.until.getTime() })) }),
     };
   }
 
@@ -73,7 +73,6 @@ export class PgAccountStore implements AccountStore {
     return this.change((client) => client.query(UPSERT_KEY, [record.key_id, record]));
   }
 
-  /** Only the last-use fields, and only of keys that still exist: the rest may have changed on another node. */
   async putKeysLazily(records: readonly KeyRecord[]): Promise<void> {
     if (records.length === 0) return;
     const uses = records.map((r) => ({ key_id: r.key_id, last_used_at: r.last_used_at, last_used_from: r.last_used_from }));

@@ -1,8 +1,14 @@
 import type pg from 'pg';
 import type { Commit, CommitBatch, CommitLog } from '../commit-log.ts';
-import { WriterQueues } from '../writer-queues.ts';
+import type { WriteOp } from '../ordered-kv.ts';
 import { writeOps } from './pg-key-value-space.ts';
 import { inTransaction } from './transaction.ts';
+
+interface Member<T> {
+  build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>;
+  resolve(result: T): void;
+  reject(error: unknown): void;
+}
 
 /** Commits kept for nodes to replay; one that falls further behind reloads its state instead. */
 const KEPT_COMMITS = 100_000;
@@ -10,14 +16,16 @@ const PRUNE_EVERY = 1_000;
 
 /**
  * The commit log of a store that many nodes share: `tms_clock` holds the newest LSN, and each commit is one
- * transaction that first takes the next LSN (locking that row, so commits run one at a time across all
- * nodes, in LSN order), then writes its batch and its note to `tms_commit_log`. Notes below
+ * transaction that first locks that row (so commits run one at a time across all nodes, in LSN order), then
+ * writes the batches of every commit that waited on this node, each under the next LSN, with their notes to
+ * `tms_commit_log`, and moves the clock to the last of them. Notes below
  * `tms_clock.pruned_below` are deleted.
  */
 export class PgCommitLog implements CommitLog {
   readonly shared = true;
-  /** One commit in flight per node: the others wait here, not holding a connection while the row is locked. */
-  private readonly local = new WriterQueues();
+  /** Commits waiting for the next transaction: one is in flight per node, so waiting holds no connection. */
+  private waiting: Member<unknown>[] = [];
+  private committing = false;
   private commits = 0;
 
   /**
@@ -47,19 +55,72 @@ export class PgCommitLog implements CommitLog {
     return rows.map((row) => ({ lsn: Number(row.lsn), note: row.note }));
   }
 
-  async commit<T>(build: (lsn: () => number) => Promise<CommitBatch<T>>): Promise<T> {
-    const result = await this.local.run('commit', () =>
-      inTransaction(this.pool, async (client) => {
-        const { rows } = await client.query<{ lsn: string }>('UPDATE tms_clock SET lsn = lsn + 1 RETURNING lsn');
-        const lsn = Number(rows[0]!.lsn);
-        const { ops, note, result } = await build(() => lsn);
+  commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ build, resolve, reject } as Member<unknown>);
+      if (!this.committing) void this.commitGroups();
+    });
+  }
+
+  /** One transaction at a time per node, each taking every commit that waited meanwhile (group commit). */
+  private async commitGroups(): Promise<void> {
+    this.committing = true;
+    while (this.waiting.length > 0) {
+      const group = this.waiting;
+      this.waiting = [];
+      await this.commitGroup(group);
+    }
+    this.committing = false;
+  }
+
+  /**
+   * Locks the clock, lets each member build in turn on the LSN after the one before, and writes every batch
+   * and note in the one transaction. A member whose build throws is left out and told so; the rest commit
+   * together, or all fail together.
+   */
+  private async commitGroup(group: Member<unknown>[]): Promise<void> {
+    let outcomes: ({ ok: true; result: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      await inTransaction(this.pool, async (client) => {
+        outcomes = [];
+        const { rows } = await client.query<{ lsn: string }>('SELECT lsn FROM tms_clock FOR UPDATE');
+        const head = Number(rows[0]!.lsn);
+        let lsn = head;
+        const ops: WriteOp[] = [];
+        const lsns: number[] = [];
+        const notes: Buffer[] = [];
+        for (const member of group) {
+          const next = lsn + 1;
+          try {
+            const batch = await member.build(() => next, head);
+            ops.push(...batch.ops);
+            lsns.push(next);
+            notes.push(Buffer.from(batch.note));
+            lsn = next;
+            outcomes.push({ ok: true, result: batch.result });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+        if (lsns.length === 0) return;
         await writeOps(client, ops);
-        await client.query('INSERT INTO tms_commit_log (lsn, note) VALUES ($1, $2)', [lsn, Buffer.from(note)]);
-        return result;
-      }),
-    );
-    if (++this.commits % PRUNE_EVERY === 0) void this.prune().catch(() => undefined);
-    return result;
+        await client.query('INSERT INTO tms_commit_log (lsn, note) SELECT * FROM unnest($1::bigint[], $2::bytea[])', [lsns, notes]);
+        await client.query('UPDATE tms_clock SET lsn = $1', [lsn]);
+      });
+    } catch (error) {
+      for (const member of group) member.reject(error);
+      return;
+    }
+    group.forEach((member, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) member.resolve(outcome.result);
+      else member.reject(outcome.error);
+    });
+    this.commits += outcomes.length;
+    if (this.commits >= PRUNE_EVERY) {
+      this.commits = 0;
+      void this.prune().catch(() => undefined);
+    }
   }
 
   /** A row lock on the level's `tms_bulk_load` row, in a transaction left open on a connection of its own. */
