@@ -2,11 +2,11 @@
 // once, none is lost when they write together, and a node that fell behind the pruned commit log reloads.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import pg from 'pg';
 import { loadCatalogueIfEmpty, readCatalogue } from '../../src/catalogue/load.ts';
 import type { Storage } from '../../src/store/storage.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { TEST_DATABASE_URL, testBackends, type TestPlace } from '../support/backends.ts';
+import { withClient } from '../support/postgres.ts';
 
 const postgresql = testBackends.find((backend) => backend.name === 'postgresql');
 
@@ -99,13 +99,11 @@ if (postgresql && TEST_DATABASE_URL) {
       await a!.timelines.createTimeline(branchSpec('late'));
       assert.ok(await b!.timelines.getTimeline('late'));
       const inserted = await a!.timelines.insertEvent('late', newEvent('x'), 'alice');
-      const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${(place.spec as { schema: string }).schema}` });
-      try {
-        await pool.query('UPDATE tms_clock SET pruned_below = lsn + 1');
-        await pool.query('DELETE FROM tms_commit_log');
-      } finally {
-        await pool.end();
-      }
+      const { schema } = place.spec as { schema: string };
+      await withClient(TEST_DATABASE_URL!, async (client) => {
+        await client.query(`UPDATE ${schema}.tms_clock SET pruned_below = lsn + 1`);
+        await client.query(`DELETE FROM ${schema}.tms_commit_log`);
+      });
       assert.equal(await b!.timelines.getEvent('late', inserted.event_id), inserted);
       assert.is((await b!.timelines.getTimeline('late'))!.event_count, 1);
     });

@@ -5,13 +5,13 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import pg from 'pg';
 import type { OrderedKeyValueStore } from '../../src/store/ordered-kv.ts';
 import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
 import { PgKeyValueSpace } from '../../src/store/postgres/pg-key-value-space.ts';
 import { openPool } from '../../src/store/postgres/pool.ts';
 import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
 import { openPostgresStorage } from '../../src/store/postgres/open-postgres-storage.ts';
+import { withClient } from './postgres.ts';
 
 /** One store location: opened as often as a test likes (what a restart, or a second node, sees), then removed. */
 export interface TestPlace {
@@ -90,16 +90,6 @@ async function directoryBytes(dir: string): Promise<number> {
   let total = 0;
   for (const name of await readdir(dir)) total += (await stat(join(dir, name))).size;
   return total;
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** PostgreSQL keeps the space of deleted rows for reuse rather than shrinking its files: count the rows' bytes. */

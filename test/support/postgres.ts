@@ -4,7 +4,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 
-async function onAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `work` on a connection of its own to `url`, closed afterwards. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -17,7 +18,7 @@ async function onAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>):
 /** A new, empty database on the server `url` names; returns its URL. */
 export async function createDatabase(url: string): Promise<string> {
   const name = `tms_${randomBytes(6).toString('hex')}`;
-  await onAdmin(url, (client) => client.query(`CREATE DATABASE ${name}`));
+  await withClient(url, (client) => client.query(`CREATE DATABASE ${name}`));
   const created = new URL(url);
   created.pathname = `/${name}`;
   return created.toString();
@@ -25,11 +26,11 @@ export async function createDatabase(url: string): Promise<string> {
 
 export async function dropDatabase(adminUrl: string, databaseUrl: string): Promise<void> {
   const name = new URL(databaseUrl).pathname.slice(1);
-  await onAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  await withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
 
 /** Runs SQL as the admin in database `databaseUrl`. */
-export const sqlOn = (databaseUrl: string, sql: string): Promise<unknown> => onAdmin(databaseUrl, (client) => client.query(sql));
+export const sqlOn = (databaseUrl: string, sql: string): Promise<unknown> => withClient(databaseUrl, (client) => client.query(sql));
 
 /** A TCP relay in front of the database: `cut()` drops every connection and refuses new ones, `mend()` undoes it. */
 export interface Relay {
