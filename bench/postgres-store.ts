@@ -122,14 +122,22 @@ const searcher = (store: TimelineStore, seed: number) => {
 const branch = (store: TimelineStore) => (i: number) =>
   store.createTimeline({ kind: i % 2 ? 'parallel' : 'alternate', base_timeline_id: 'primary', description: 'bench', variation: i % 2 ? 'v' : '', owner: 'bench' });
 
-/** Writes per second: `writers` timelines, each written in turn by its own loop, for `total` writes. */
-async function writeRate(store: TimelineStore, writers: number, total: number): Promise<number> {
-  const timelines = await Promise.all(Array.from({ length: writers }, () => store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: 'w', variation: 'v', owner: 'bench' })));
+/**
+ * Writes per second: `writers` timelines, each written in turn by its own loop, for `total` writes; the
+ * loops are spread over `nodes` (stores open on the same data, as separate tms nodes would be).
+ */
+async function writeRate(nodes: TimelineStore[], writers: number, total: number): Promise<number> {
+  const timelines = await Promise.all(
+    Array.from({ length: writers }, () => nodes[0]!.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: 'w', variation: 'v', owner: 'bench' })),
+  );
   const event = { description: 'bench write', time: parseInstant('1950-01-01T00:00:00Z'), location: 'Bench, Nowhere', causes: [] };
   const started = performance.now();
-  await Promise.all(timelines.map(async (timeline) => {
-    for (let i = 0; i < total / writers; i++) await store.insertEvent(timeline.timeline_id, event, 'bench');
-  }));
+  await Promise.all(
+    timelines.map(async (timeline, i) => {
+      const node = nodes[i % nodes.length]!;
+      for (let k = 0; k < total / writers; k++) await node.insertEvent(timeline.timeline_id, event, 'bench');
+    }),
+  );
   return total / ((performance.now() - started) / 1000);
 }
 
@@ -146,7 +154,15 @@ async function main(): Promise<void> {
     const searches = await interleaved(1000, sides.map((side) => searcher(side.big.timelines, 1)));
     const branches = await interleaved(100, sides.flatMap((side) => [branch(side.big.timelines), branch(side.small.timelines)]));
     const writes: { one: number; four: number }[] = [];
-    for (const side of sides) writes.push({ one: await writeRate(side.big.timelines, 1, 500), four: await writeRate(side.big.timelines, 4, 1000) });
+    for (const side of sides) writes.push({ one: await writeRate([side.big.timelines], 1, 500), four: await writeRate([side.big.timelines], 4, 1000) });
+    // A second node on the PostgreSQL store: each node drives two of the four writers.
+    const secondNode = await openPostgresStorage({ url: url!, schema: 'bench_big', timelineOptions: UNCACHED });
+    let twoNodes: number;
+    try {
+      twoNodes = await writeRate([sides[1]!.big.timelines, secondNode.timelines], 4, 1000);
+    } finally {
+      await secondNode.close();
+    }
     const rows = sides.map((side, i) => {
       const [big, smallBranch] = [branches[2 * i]!, branches[2 * i + 1]!];
       return [
@@ -157,6 +173,7 @@ async function main(): Promise<void> {
         `${ms(big.p50)} / ${ms(smallBranch.p50)} = ${(big.p50 / smallBranch.p50).toFixed(2)}`,
         `${Math.round(writes[i]!.one)}/s`,
         `${Math.round(writes[i]!.four)}/s`,
+        side.name === 'PostgreSQL' ? `${Math.round(twoNodes)}/s` : 'n/a',
       ];
     });
     for (const row of rows) console.log(row.join(' | '));
@@ -171,13 +188,14 @@ ${events.toLocaleString('en')} synthetic events (${BIG_PLACES} places) against $
 every search reads the backend. Searches: 10 results by two location words from a random start, 1000
 rounds interleaved between the backends. Branch creation: median of 100 alternates and parallels, big base
 over small base. Writes: \`insertEvent\` on parallel branches of the big primary, one writer (500 writes) and
-four writers on four timelines (1000 writes).
+four writers on four timelines (1000 writes), from one node and then from two nodes (two writers each; every
+commit of either node takes the one \`tms_clock\` row, so commits are serialised across nodes).
 
-${table(['backend', 'bulk load', 'search p50', 'search p99', 'branch big / small', 'writes, 1 writer', 'writes, 4 writers'], rows)}
+${table(['backend', 'bulk load', 'search p50', 'search p99', 'branch big / small', 'writes, 1 writer', 'writes, 4 writers', 'writes, 4 writers on 2 nodes'], rows)}
 
 - PostgreSQL uncached search p99: ${ms(pgSearch.p99)} (target ≤ 10 ms): ${pgSearch.p99 <= 10 ? 'met' : 'not met'}.
 - PostgreSQL branch creation ratio ${pgBranchRatio.toFixed(2)} (target ≤ 1.2): ${pgBranchRatio <= 1.2 ? 'met' : 'not met'}.
-- Two nodes: not measured. One node serves a database at a time (\`docs/scaling.md\`).
+- Two nodes (4 writers, 2 per node): ${Math.round(twoNodes)}/s, against ${Math.round(writes[1]!.four)}/s from one node.
 `,
     );
   } finally {
