@@ -3,8 +3,8 @@
 // checked against routes.ts and rpcMethods, so a route or RPC added without a row fails this file.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { create } from '@bufbuild/protobuf';
 import { restRoutes, type RestRoute } from '../../src/server/rest/routes.ts';
 import { rpcMethods } from '../../src/server/connect/services.ts';
 import {
@@ -12,11 +12,9 @@ import {
   HealthCheckRequestSchema,
   HealthCheckResponseSchema,
   HealthCheckResponse_ServingStatus,
-  type HealthCheckRequest,
-  type HealthCheckResponse,
 } from '../../src/gen/grpc/health/v1/health_pb.ts';
 import { ADMIN_KEY, call, type TestServer } from '../support/server.ts';
-import { grpcCall } from '../support/grpc.ts';
+import { authorizedBy, grpcCall, unary } from '../support/grpc.ts';
 import {
   UNISSUED_KEY,
   createKey,
@@ -586,20 +584,11 @@ matrix.run();
 /** grpc.health.v1.Health/Check over a real grpc-js client: the serving status name, or the error. */
 function healthCheck(port: number, key: string | null): Promise<string> {
   const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
-  const metadata = new Metadata();
-  if (key !== null) metadata.set('authorization', `Bearer ${key}`);
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(
-      `/${Health.typeName}/${Health.method.check.name}`,
-      (request: HealthCheckRequest) => Buffer.from(toBinary(HealthCheckRequestSchema, request)),
-      (bytes: Buffer) => fromBinary(HealthCheckResponseSchema, bytes),
-      create(HealthCheckRequestSchema, { service: '' }),
-      metadata,
-      (error: ServiceError | null, response?: HealthCheckResponse) => {
-        client.close();
-        if (error) resolve(`${status[error.code]}: ${error.details}`);
-        else resolve(HealthCheckResponse_ServingStatus[response!.status] ?? 'unknown');
-      },
-    );
-  });
+  const path = `/${Health.typeName}/${Health.method.check.name}`;
+  return unary(client, path, HealthCheckRequestSchema, HealthCheckResponseSchema, create(HealthCheckRequestSchema, { service: '' }), authorizedBy(key))
+    .then(
+      (response) => HealthCheckResponse_ServingStatus[response.status] ?? 'unknown',
+      (error: ServiceError) => `${status[error.code]}: ${error.details}`,
+    )
+    .finally(() => client.close());
 }

@@ -15,7 +15,7 @@ import {
 } from '../../src/gen/grpc/health/v1/health_pb.ts';
 import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from '../../src/gen/grpc/reflection/v1/reflection_pb.ts';
 import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
-import { bidiStream, isServiceError, reader, serverStream, unary } from '../proto/grpc-harness.ts';
+import { bidiStream, isServiceError, reader, serverStream, unary } from '../support/grpc.ts';
 
 const protocols = suite<{ server: TestServer }>('one port: Connect, gRPC-Web, gRPC, reflection, health');
 protocols.before(async (ctx) => {

@@ -6,10 +6,11 @@ import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { createClient, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { Client, credentials, Metadata } from '@grpc/grpc-js';
+import { create } from '@bufbuild/protobuf';
+import { Client, credentials } from '@grpc/grpc-js';
 import { EventService, SearchEventsRequestSchema, SearchEventsResponseSchema } from '../../src/gen/tms/v1/event_service_pb.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/server.ts';
+import { authorizedBy, unary } from '../support/grpc.ts';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
 const tlsCert = join(fixtures, 'tls-test-cert.pem');
@@ -79,18 +80,14 @@ tls('a Connect client over HTTP/2 with TLS', async ({ server }) => {
 
 tls('a grpc-js client with TLS credentials', async ({ server }) => {
   const client = new Client(`localhost:${server.port}`, credentials.createSsl(ca));
-  const metadata = new Metadata();
-  metadata.set('authorization', `Bearer ${ADMIN_KEY}`);
   try {
-    const page = await new Promise<{ events: unknown[] }>((resolve, reject) =>
-      client.makeUnaryRequest(
-        '/tms.v1.EventService/SearchEvents',
-        (m: ReturnType<typeof create<typeof SearchEventsRequestSchema>>) => Buffer.from(toBinary(SearchEventsRequestSchema, m)),
-        (b: Buffer) => fromBinary(SearchEventsResponseSchema, b),
-        create(SearchEventsRequestSchema, { location: 'Rome', pageSize: 4 }),
-        metadata,
-        (error, response) => (error ? reject(error) : resolve(response!)),
-      ),
+    const page = await unary(
+      client,
+      '/tms.v1.EventService/SearchEvents',
+      SearchEventsRequestSchema,
+      SearchEventsResponseSchema,
+      create(SearchEventsRequestSchema, { location: 'Rome', pageSize: 4 }),
+      authorizedBy(ADMIN_KEY),
     );
     assert.is(page.events.length, 4);
   } finally {

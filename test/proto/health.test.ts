@@ -11,7 +11,8 @@ import {
 } from '../../src/gen/grpc/health/v1/health_pb.ts';
 import type { HealthCheckResponse } from '../../src/gen/grpc/health/v1/health_pb.ts';
 import { HealthState, registerHealth } from '../../src/server/grpc-infra/health.ts';
-import { eventually, isServiceError, reader, serverStream, startHarness, unary } from './grpc-harness.ts';
+import { startHarness } from './grpc-harness.ts';
+import { eventually, isServiceError, reader, serverStream, unary } from '../support/grpc.ts';
 import type { Harness } from './grpc-harness.ts';
 
 const health = suite<{ harness: Harness; state: HealthState }>('grpc.health.v1 over a real h2c server');

@@ -16,7 +16,8 @@ import { TutorialService } from '../../src/gen/tms/v1/tutorial_service_pb.ts';
 import { tmsServiceFiles } from '../../src/server/grpc-infra/api-files.ts';
 import { HealthState, registerHealth } from '../../src/server/grpc-infra/health.ts';
 import { registerReflection } from '../../src/server/grpc-infra/reflection.ts';
-import { bidiStream, reader, startHarness } from './grpc-harness.ts';
+import { startHarness } from './grpc-harness.ts';
+import { bidiStream, reader } from '../support/grpc.ts';
 import type { Harness } from './grpc-harness.ts';
 
 const tmsServices = [EventService, TimelineService, ParadoxService, AnchorService, TutorialService, AccountService, ConsoleService];

@@ -1,5 +1,6 @@
-import { Client, credentials, Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
-import { fromBinary, fromJson, toBinary, toJson, type JsonValue, type Message } from '@bufbuild/protobuf';
+// Real @grpc/grpc-js clients with protobuf-es serializers: typed calls (unary, streams) and calls by RPC name.
+import { Client, credentials, Metadata, status, type ClientDuplexStream, type ClientReadableStream, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonValue, type Message, type MessageShape } from '@bufbuild/protobuf';
 import { rpcMethods } from '../../src/server/connect/services.ts';
 import { ADMIN_KEY } from './server.ts';
 
@@ -13,6 +14,81 @@ export interface GrpcResult {
   trailers: Record<string, string>;
 }
 
+const serialize =
+  <T extends DescMessage>(schema: T) =>
+  (message: MessageShape<T>): Buffer =>
+    Buffer.from(toBinary(schema, message));
+const deserialize =
+  <T extends DescMessage>(schema: T) =>
+  (bytes: Buffer): MessageShape<T> =>
+    fromBinary(schema, bytes);
+
+export function unary<I extends DescMessage, O extends DescMessage>(
+  client: Client,
+  path: string,
+  input: I,
+  output: O,
+  request: MessageShape<I>,
+  metadata: Metadata = new Metadata(),
+): Promise<MessageShape<O>> {
+  return new Promise((resolve, reject) => {
+    client.makeUnaryRequest(path, serialize(input), deserialize(output), request, metadata, (error, response) => {
+      if (error) reject(error);
+      else resolve(response!);
+    });
+  });
+}
+
+export function serverStream<I extends DescMessage, O extends DescMessage>(
+  client: Client,
+  path: string,
+  input: I,
+  output: O,
+  request: MessageShape<I>,
+): ClientReadableStream<MessageShape<O>> {
+  return client.makeServerStreamRequest(path, serialize(input), deserialize(output), request);
+}
+
+export function bidiStream<I extends DescMessage, O extends DescMessage>(
+  client: Client,
+  path: string,
+  input: I,
+  output: O,
+): ClientDuplexStream<MessageShape<I>, MessageShape<O>> {
+  return client.makeBidiStreamRequest(path, serialize(input), deserialize(output));
+}
+
+/** Reads a stream one message at a time; rejects if the stream fails or ends first. */
+export function reader<T>(stream: NodeJS.ReadableStream): { next(): Promise<T> } {
+  const iterator = stream[Symbol.asyncIterator]();
+  return {
+    async next() {
+      const result = await iterator.next();
+      if (result.done) throw new Error('stream ended before the next message');
+      return result.value as T;
+    },
+  };
+}
+
+export function isServiceError(error: unknown): error is ServiceError {
+  return error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number';
+}
+
+export async function eventually(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Metadata carrying `Authorization: Bearer <key>` (none for null). */
+export function authorizedBy(key: string | null): Metadata {
+  const metadata = new Metadata();
+  if (key !== null) metadata.set('authorization', `Bearer ${key}`);
+  return metadata;
+}
+
 const names = Object.fromEntries(Object.entries(status).map(([name, code]) => [code, name.toLowerCase()])) as Record<number, string>;
 
 /** A real @grpc/grpc-js client calling an RPC by name with a proto-JSON request. */
@@ -20,17 +96,15 @@ export function grpcCall(port: number, rpc: string, request: Record<string, unkn
   const method = rpcMethods.get(rpc);
   if (!method) throw new Error(`unknown rpc ${rpc}`);
   const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
-  const metadata = new Metadata();
-  if (key !== null) metadata.set('authorization', `Bearer ${key}`);
   const path = `/${method.parent.typeName}/${method.name}`;
   return new Promise((resolve) => {
     let result: Omit<GrpcResult, 'trailers'>;
     const call = client.makeUnaryRequest(
       path,
-      (m: Message) => Buffer.from(toBinary(method.input, m)),
-      (b: Buffer) => fromBinary(method.output, b),
+      serialize(method.input) as (m: Message) => Buffer,
+      deserialize(method.output) as (b: Buffer) => Message,
       fromJson(method.input, request as JsonValue),
-      metadata,
+      authorizedBy(key),
       (error: ServiceError | null, response?: Message) => {
         // connect-node percent-encodes grpc-message beyond what grpc-js decodes (':' '/' ','), so finish the decoding.
         if (error) result = { code: error.code, codeName: names[error.code] ?? 'unknown', message: decodeURIComponent(error.details), json: undefined };
