@@ -137,9 +137,32 @@ const branch = (await (
   await fetch(`${base}/v1/create-timeline`, { method: 'POST', headers: auth, body: JSON.stringify({ base_timeline_id: 'primary', description: 'bench writes' }) })
 ).json()) as { timeline_id: string };
 let nextEvent = 0;
+const manipulation = (timelineId: string, index: number) =>
+  JSON.stringify({
+    event_id: `syn-${String(index % WRITE_EVENTS).padStart(9, '0')}`,
+    new_outcome: { description: 'bench', changes: [{ action: 'observe', time: '2000-01-01T00:00:00Z' }] },
+    timeline_id: timelineId,
+  });
+
+// The write baseline stores a record the size of the event a manipulation creates, and answers as many bytes.
+const sizing = (await (
+  await fetch(`${base}/v1/create-timeline`, { method: 'POST', headers: auth, body: JSON.stringify({ base_timeline_id: 'primary', description: 'sizing' }) })
+).json()) as { timeline_id: string };
+const sample = await (await fetch(`${base}/v1/manipulate-event`, { method: 'POST', headers: auth, body: manipulation(sizing.timeline_id, 0) })).text();
+const recordBytes = Buffer.byteLength(JSON.stringify((JSON.parse(sample) as { event: unknown }).event));
+const bareWriteDir = await mkdtemp(join(tmpdir(), 'tms-bench-bare-write-'));
+const bareWrite = await startProcess(
+  ['bench/bare-write-server.ts', bareWriteDir, String(recordBytes), String(Buffer.byteLength(sample))],
+  {},
+  /listening on http:\/\/[^:]+:(\d+)/,
+  node,
+);
 
 const BARE = 'bare node:http (same JSON body)';
 const SEARCH_ROW = 'REST GET /v1/search-events (JSON body)';
+const BARE_WRITE = 'bare node:http, one synced LevelDB put per request';
+const WRITE_ROW = 'REST POST /v1/manipulate-event on a branch';
+let bareWrites = 0;
 const scenarios: Record<string, () => Promise<Sample>> = {
   [BARE]: () => measured(bare, () => cannon({ url: `http://127.0.0.1:${bare.port}/`, method: 'GET', body: JSON.stringify(SEARCH) })),
   [SEARCH_ROW]: () =>
@@ -156,24 +179,24 @@ const scenarios: Record<string, () => Promise<Sample>> = {
   'Connect JSON SearchEvents (HTTP/1.1)': () =>
     measured(tms, () => cannon({ url: `${base}/tms.v1.EventService/SearchEvents`, method: 'POST', headers: auth, body: JSON.stringify(SEARCH) })),
   'gRPC SearchEvents (grpc-js, h2c)': () => measured(tms, () => grpcLoad(tms.port)),
-  'REST POST /v1/manipulate-event on a branch': () =>
-    measured(tms, () => cannon({
-      url: `${base}/v1/manipulate-event`,
-      method: 'POST',
-      headers: auth,
-      requests: [
-        {
-          setupRequest: (request) => ({
-            ...request,
-            body: JSON.stringify({
-              event_id: `syn-${String(nextEvent++ % WRITE_EVENTS).padStart(9, '0')}`,
-              new_outcome: { description: 'bench', changes: [{ action: 'observe', time: '2000-01-01T00:00:00Z' }] },
-              timeline_id: branch.timeline_id,
-            }),
-          }),
-        },
-      ],
-    })),
+  [BARE_WRITE]: () =>
+    measured(bareWrite, () =>
+      cannon({
+        url: `http://127.0.0.1:${bareWrite.port}/`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        requests: [{ setupRequest: (request) => ({ ...request, body: manipulation(branch.timeline_id, bareWrites++) }) }],
+      }),
+    ),
+  [WRITE_ROW]: () =>
+    measured(tms, () =>
+      cannon({
+        url: `${base}/v1/manipulate-event`,
+        method: 'POST',
+        headers: auth,
+        requests: [{ setupRequest: (request) => ({ ...request, body: manipulation(branch.timeline_id, nextEvent++) }) }],
+      }),
+    ),
 };
 
 // Round 0 warms the JIT of both servers and is not recorded.
@@ -187,8 +210,9 @@ for (let round = 0; round <= rounds; round++) {
     samples.set(name, [...(samples.get(name) ?? []), sample]);
   }
 }
-await Promise.all([tms.stop(), bare.stop()]);
+await Promise.all([tms.stop(), bare.stop(), bareWrite.stop()]);
 await rm(dataDir, { recursive: true, force: true });
+await rm(bareWriteDir, { recursive: true, force: true });
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const bareRps = median(samples.get(BARE)!.map((s) => s.rps));
@@ -210,7 +234,11 @@ const searchRatio = median(samples.get(SEARCH_ROW)!.map((s) => s.rps)) / bareRps
 const searchCpuRatio = bareCpu / median(samples.get(SEARCH_ROW)!.map((s) => s.cpuMicros ?? NaN));
 // Throughput ratios swing with whatever else the shared machine runs; CPU per request is steadier. Both must pass.
 const met = searchRatio >= 0.3 && searchCpuRatio >= 0.3;
-const verdict = `REST search-events: **${searchRatio.toFixed(2)}× the bare server's req/s, ${searchCpuRatio.toFixed(2)}× its CPU efficiency** (target ≥ 0.3× on both, goal 0.6×): ${met ? 'target met' : '**target not met**'}.`;
+const writeRatio = median(samples.get(WRITE_ROW)!.map((s) => s.rps)) / median(samples.get(BARE_WRITE)!.map((s) => s.rps));
+const writeP99 = median(samples.get(WRITE_ROW)!.map((s) => s.p99));
+const verdict = `REST search-events: **${searchRatio.toFixed(2)}× the bare server's req/s, ${searchCpuRatio.toFixed(2)}× its CPU efficiency** (target ≥ 0.3× on both, goal 0.6×): ${met ? 'target met' : '**target not met**'}.
+
+REST manipulate-event: **${writeRatio.toFixed(2)}× the req/s of a bare node:http server doing one synced LevelDB put of a ${recordBytes}-byte record per request**, p99 ${writeP99.toFixed(1)} ms (target ≥ 1.0×, p99 ≤ 20 ms): ${writeRatio >= 1 && writeP99 <= 20 ? 'met' : '**not met**'}. tms answers each write after the synced batch that holds it; concurrent writes share one batch (group commit).`;
 const report = `## HTTP faces vs bare node:http
 
 ${machineLine()}; both servers (tms and bare) run on **Node ${serverNodeVersion}**. ${rounds} alternating rounds of ${seconds} s each, ${connections} connections, load generator in the same
