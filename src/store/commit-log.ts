@@ -29,9 +29,11 @@ export interface CommitLog {
   /**
    * Runs `build` and commits what it returns; nothing is written if it throws. `build` calls `lsn()` for
    * the commit's LSN, as late as it can: LSNs order commits in time. On a shared log, `head` is the newest
-   * LSN already committed (memory must catch up to it before building).
+   * LSN already committed (memory must catch up to it before building). `queued` is called once the batch
+   * has its place in the commit order, before it is durable: a write that builds on this one may start.
+   * If a batch fails, so does every batch queued after it that was built before the failure was known.
    */
-  commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>): Promise<T>;
+  commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>, queued?: () => void): Promise<T>;
   /**
    * Held by the node running a bulk load into `level` until `release` (or until that node dies), so that
    * others can tell a running load from an interrupted one.
@@ -52,13 +54,16 @@ interface Waiting {
  * The commit log of a store only this process writes: LSNs come from memory and the notes are dropped, since
  * nobody replays them. Commits are not serialised here (the store serialises each timeline's writes itself):
  * an LSN is taken just before its batch is written. Group commit: while one synced write is in flight, the
- * batches that arrive wait and then go together in the next one, so one fsync acknowledges them all.
+ * batches that arrive wait and then go together in the next one, so one fsync acknowledges them all; a
+ * timeline's next write may build on one that waits (see `queued`), so a busy timeline's writes group too.
  */
 export class LocalCommitLog implements CommitLog {
   readonly shared = false;
   private allocated = 0;
   private waiting: Waiting[] = [];
   private writing = false;
+  /** Failed batches so far: a commit built across a failure may have built on what failed. */
+  private failures = 0;
 
   constructor(private readonly kv: OrderedKeyValueStore) {}
 
@@ -74,13 +79,17 @@ export class LocalCommitLog implements CommitLog {
     return [];
   }
 
-  async commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>): Promise<T> {
+  async commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>, queued?: () => void): Promise<T> {
     let lsn: number | undefined;
+    const failures = this.failures;
     const { ops, result } = await build(() => (lsn ??= ++this.allocated), this.allocated);
-    await new Promise<void>((resolve, reject) => {
+    if (this.failures !== failures) throw new Error('an earlier write failed while this one was being prepared; nothing was written');
+    const durable = new Promise<void>((resolve, reject) => {
       this.waiting.push({ ops, resolve, reject });
       if (!this.writing) void this.writeGroups();
     });
+    queued?.();
+    await durable;
     return result;
   }
 
@@ -94,7 +103,11 @@ export class LocalCommitLog implements CommitLog {
         await this.kv.write(group.length === 1 ? group[0]!.ops : group.flatMap((waiting) => waiting.ops), true);
         for (const waiting of group) waiting.resolve();
       } catch (error) {
-        for (const waiting of group) waiting.reject(error);
+        // What waits was built while the failed batch was in flight, perhaps on it: it fails too.
+        this.failures += 1;
+        const rest = this.waiting;
+        this.waiting = [];
+        for (const waiting of [...group, ...rest]) waiting.reject(error);
       }
     }
     this.writing = false;

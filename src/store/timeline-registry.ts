@@ -22,7 +22,10 @@ export interface StoredTimeline extends Omit<TimelineRecord, 'event_count'> {
 }
 
 export interface TimelineState {
+  /** As durably committed: what readers see. */
   record: StoredTimeline;
+  /** The newest record a write has built and not yet committed: what the next write builds on. */
+  pendingRecord?: StoredTimeline;
   /** LSN of the last batch committed to this level: reads see the level up to here. */
   committedLsn: number;
   /** Created in memory, its record not yet durable. */

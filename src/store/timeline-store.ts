@@ -97,6 +97,10 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   /** The newest commit whose changes memory holds (shared stores only). */
   private seen = 0;
   private readonly fresh = new FreshCheck(() => this.catchUp());
+  /** Commits under way, which `close` waits for. */
+  private readonly committing = new Set<Promise<unknown>>();
+  /** Versions built by writes whose batch is not yet durable, for the writes that build on them. */
+  private readonly inFlight = new Map<string, EventRecord>();
   private readonly snapshots = new Map<number, Promise<GenesisSnapshot>>();
   private readonly graphs = new CausalGraphCache();
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
@@ -214,7 +218,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
    * Commits one change: under a new LSN, after memory has caught up with every earlier commit (on a shared
    * store, no other node commits meanwhile). `build` may run again if the database asks for a retry.
    */
-  private async commit<T>(build: (lsn: () => number) => Promise<Change<T>>): Promise<T> {
+  private async commit<T>(build: (lsn: () => number) => Promise<Change<T>>, queued?: () => void): Promise<T> {
     let change: Change<T> | undefined;
     let committedAt = 0;
     try {
@@ -224,7 +228,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         if (this.log.shared) await this.catchUp(head);
         change = await build(() => (committedAt = lsn()));
         return { ops: change.ops, note: this.log.shared ? encodeNote(change.note) : EMPTY_NOTE, result: change.result };
-      });
+      }, queued);
       change?.apply?.();
       if (this.log.shared && committedAt === this.seen + 1) this.seen = committedAt;
       return result;
@@ -236,6 +240,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   async close(): Promise<void> {
     await this.queues.drain();
+    // Queues move on before their writes are durable: wait for those too.
+    await Promise.allSettled([...this.committing]);
     await Promise.all([...this.background]);
     this.opened = false;
   }
@@ -433,13 +439,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   async setStability(timelineId: string, stability: string): Promise<TimelineRecord> {
     return this.write(timelineId, async (state) => {
-      const record = { ...state.record, stability };
-      return {
-        ops: [this.recordPut(record)],
-        note: { timelines: [record] },
-        result: state,
-        apply: () => (state.record = record),
-      };
+      const record = { ...this.latest(state), stability };
+      return { ops: [this.recordPut(record)], note: { timelines: [record] }, result: state, ...this.recordChange(state, record) };
     }).then((state) => this.publicRecord(state));
   }
 
@@ -489,6 +490,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   // ---------------------------------------------------------------- reads
 
   private async readVersion(level: number, eventId: string, lsn: number): Promise<EventRecord | undefined> {
+    const written = this.inFlight.get(inFlightKey(level, eventId, lsn));
+    if (written) return written;
     const bytes = await this.kv.get(versionKey(Tag.version, level, eventId, lsn));
     return bytes && decodeRecord(bytes);
   }
@@ -575,7 +578,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private versionsChange<T>(nextLsn: () => number, state: TimelineState, writes: VersionWrite[], genesisMarkers: Resolved[], result: T): Change<T> {
     const lsn = nextLsn();
     const level = state.record.level;
-    const record: StoredTimeline = { ...state.record, revision: state.record.revision + 1 };
+    const base = this.latest(state);
+    const record: StoredTimeline = { ...base, revision: base.revision + 1 };
     const learned: { level: number; eventId: string; info: VersionInfo }[] = [];
     const ops: WriteOp[] = [this.recordPut(record)];
     for (const marker of genesisMarkers) {
@@ -594,32 +598,79 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       learned.push({ level, eventId: version.event_id, info });
     }
     for (const { level: at, eventId, info } of learned) this.versions.add(at, eventId, info);
+    const inFlight = writes.map(({ record: version }) => inFlightKey(level, version.event_id, lsn));
+    writes.forEach(({ record: version }, i) => this.inFlight.set(inFlight[i]!, version));
+    const recordChange = this.recordChange(state, record);
     return {
       ops,
       note: { timelines: [record], versions: learned },
       result,
       undo: () => {
         for (const { level: at, eventId, info } of learned) this.versions.remove(at, eventId, info);
+        for (const key of inFlight) this.inFlight.delete(key);
+        recordChange.undo();
       },
       apply: () => {
-        state.record = record;
+        recordChange.apply();
         if (lsn > state.committedLsn) state.committedLsn = lsn;
+        for (const key of inFlight) this.inFlight.delete(key);
       },
     };
   }
 
   /**
    * Runs a write in the timeline's queue and commits what it returns, against the timeline as it stands
-   * when the write's turn comes (on a shared store: as every node's earlier commits left it).
+   * when the write's turn comes (on a shared store: as every node's earlier commits left it). The queue
+   * moves on once the batch has its place in the commit order, not once it is durable: the next write
+   * builds on this one (its versions and record, in flight), and both can go in one synced batch. The
+   * caller hears only when its batch is durable.
    */
   private write<T>(timelineId: string, task: (state: TimelineState, chain: ChainLink[], lsn: () => number) => Promise<Change<T>>): Promise<T> {
     if (!this.log.shared) this.live(timelineId);
-    return this.queues.run(timelineId, () =>
-      this.commit(async (lsn) => {
-        const state = this.live(timelineId);
-        return task(state, this.readChain(state), lsn);
-      }),
+    let durable: Promise<T> | undefined;
+    const turn = this.queues.run(
+      timelineId,
+      () =>
+        new Promise<void>((queued) => {
+          const commit = this.commit(async (lsn) => {
+            const state = this.live(timelineId);
+            return task(state, this.writerChain(state), lsn);
+          }, queued);
+          durable = commit;
+          this.committing.add(commit);
+          const settle = () => {
+            this.committing.delete(commit);
+            queued();
+          };
+          commit.then(settle, settle);
+        }),
     );
+    return turn.then(() => durable!);
+  }
+
+  /** A writer's chain: its own level as far as it was written, in flight included; the others as committed. */
+  private writerChain(state: TimelineState): ChainLink[] {
+    const chain = this.readChain(state);
+    chain[0] = { level: state.record.level, cap: Infinity };
+    return chain;
+  }
+
+  /** The record the next write builds on: the newest one built, durable or not. */
+  private latest(state: TimelineState): StoredTimeline {
+    return state.pendingRecord ?? state.record;
+  }
+
+  /** A record change in a commit: writers build on it at once, readers see it once durable. */
+  private recordChange(state: TimelineState, record: StoredTimeline): { apply(): void; undo(): void } {
+    state.pendingRecord = record;
+    return {
+      apply: () => {
+        state.record = record;
+        if (state.pendingRecord === record) state.pendingRecord = undefined;
+      },
+      // Whatever was built on it fails as well (see CommitLog.commit).
+      undo: () => (state.pendingRecord = undefined),
+    };
   }
 
   async manipulate(timelineId: string, eventId: string, outcome: Outcome, actor: string, precheck?: Precheck): Promise<ManipulationResult> {
@@ -715,8 +766,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         return { ops: [], note: {}, result: undefined };
       }
       this.checkBulkLoadable(state, false);
-      const record: StoredTimeline = { ...state.record, loading: true };
-      return { ops: [this.recordPut(record)], note: { timelines: [record] }, result: state, apply: () => (state.record = record) };
+      const record: StoredTimeline = { ...this.latest(state), loading: true };
+      return { ops: [this.recordPut(record)], note: { timelines: [record] }, result: state, ...this.recordChange(state, record) };
     });
   }
 
@@ -795,11 +846,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       for (let i = 0; i < chunks; i++) {
         batch.push({ type: 'put', key: chunkKey(level, i), value: bytes.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES) });
       }
-      for (let i = chunks; i < current.record.snapshot_chunks; i++) batch.push({ type: 'del', key: chunkKey(level, i) });
-      const record: StoredTimeline = { ...current.record, genesis_count: snapshot.ids.length, snapshot_chunks: chunks, frequent_words: frequentWords };
+      const base = this.latest(current);
+      for (let i = chunks; i < base.snapshot_chunks; i++) batch.push({ type: 'del', key: chunkKey(level, i) });
+      const record: StoredTimeline = { ...base, genesis_count: snapshot.ids.length, snapshot_chunks: chunks, frequent_words: frequentWords };
       delete record.loading;
       batch.push(this.recordPut(record));
-      return { ops: batch, note: { timelines: [record] }, result: undefined, apply: () => (current.record = record) };
+      return { ops: batch, note: { timelines: [record] }, result: undefined, ...this.recordChange(current, record) };
     });
   }
 
@@ -949,6 +1001,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     });
   }
 }
+
+const inFlightKey = (level: number, eventId: string, lsn: number): string => `${level}/${lsn}/${eventId}`;
 
 /** An instant as a cache-key part: exact to the nanosecond, and the same however it was written. */
 const instantText = (instant: Instant | undefined): string => (instant ? `${instant.seconds}.${instant.nanos}` : '');

@@ -6,6 +6,7 @@ import { inTransaction } from './transaction.ts';
 
 interface Member<T> {
   build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>;
+  queued?: () => void;
   resolve(result: T): void;
   reject(error: unknown): void;
 }
@@ -55,9 +56,10 @@ export class PgCommitLog implements CommitLog {
     return rows.map((row) => ({ lsn: Number(row.lsn), note: row.note }));
   }
 
-  commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>): Promise<T> {
+  /** `queued` is called once the member's batch is built in its transaction (a later member goes in the next one). */
+  commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>, queued?: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ build, resolve, reject } as Member<unknown>);
+      this.waiting.push({ build, resolve, reject, queued } as Member<unknown>);
       if (!this.committing) void this.commitGroups();
     });
   }
@@ -98,6 +100,7 @@ export class PgCommitLog implements CommitLog {
             notes.push(Buffer.from(batch.note));
             lsn = next;
             outcomes.push({ ok: true, result: batch.result });
+            member.queued?.();
           } catch (error) {
             outcomes.push({ ok: false, error });
           }

@@ -1,0 +1,92 @@
+// Group commit in the timeline store: concurrent writes, to one timeline or several, go to disk in a few
+// synced batches, each acknowledged only once its batch is durable; a batch that fails fails every write built
+// on it, and leaves nothing of them behind. (Acknowledged writes surviving kill -9: durability.test.ts.)
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Level } from 'level';
+import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
+import type { OrderedKeyValueStore, WriteOp } from '../../src/store/ordered-kv.ts';
+import { CopyOnWriteTimelineStore } from '../../src/store/timeline-store.ts';
+import { parseInstant } from '../../src/time/index.ts';
+
+interface Context {
+  dir: string;
+  db: Level<Uint8Array, Uint8Array>;
+  store: CopyOnWriteTimelineStore;
+  synced: number[];
+  failNext: { count: number };
+}
+
+const groups = suite<Context>('group commit');
+groups.before.each(async (context) => {
+  context.dir = await mkdtemp(join(tmpdir(), 'tms-group-'));
+  context.db = new Level<Uint8Array, Uint8Array>(context.dir, { keyEncoding: 'view', valueEncoding: 'view' });
+  await context.db.open();
+  const space = new KeyValueSpace(context.db, 't');
+  context.synced = [];
+  context.failNext = { count: 0 };
+  const { synced, failNext } = context;
+  // The real LevelDB underneath; the test only counts synced batches and can make some fail.
+  const counted: OrderedKeyValueStore = Object.assign(Object.create(space) as OrderedKeyValueStore, {
+    async write(ops: WriteOp[], durable: boolean) {
+      if (durable) synced.push(ops.length);
+      if (durable && failNext.count > 0) {
+        failNext.count -= 1;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('disk full');
+      }
+      return space.write(ops, durable);
+    },
+  });
+  context.store = new CopyOnWriteTimelineStore(counted, { searchCacheEvents: 0 });
+  await context.store.open();
+});
+groups.after.each(async ({ store, db, dir }) => {
+  await store.close();
+  await db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const event = (description: string) => ({ description, time: parseInstant('1600-01-01T00:00:00Z'), location: 'Delft', causes: [] });
+
+groups('100 concurrent writes to one timeline: all acknowledged, in far fewer synced batches, each building on the last', async ({ store, synced }) => {
+  const before = synced.length;
+  const written = await Promise.all(Array.from({ length: 100 }, (_, i) => store.insertEvent('primary', event(`e${i}`), 'tester')));
+  const batches = synced.length - before;
+  assert.ok(batches < 50, `${batches} synced batches for 100 writes`);
+  const primary = (await store.getTimeline('primary'))!;
+  assert.is(primary.revision, 100, 'every write is one revision: none built on a stale record');
+  assert.is(primary.event_count, 100);
+  for (const record of written) assert.equal(await store.getEvent('primary', record.event_id), record);
+
+  // Manipulations that each read the version the one before wrote, all in flight together.
+  const target = written[0]!;
+  const first = store.manipulate('primary', target.event_id, { description: 'once', changes: [] }, 'tester');
+  const second = store.manipulate('primary', target.event_id, { description: 'twice', changes: [] }, 'tester');
+  const [ok, refused] = await Promise.allSettled([first, second]);
+  assert.is(ok.status, 'fulfilled');
+  assert.is(refused.status, 'rejected', 'the second saw the first one\'s version (already superseded), though it was not durable yet');
+});
+
+groups('a synced batch that fails fails the writes built on it; memory and disk keep none of them', async ({ store, failNext }) => {
+  const kept = await store.insertEvent('primary', event('kept'), 'tester');
+  failNext.count = 1;
+  const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => store.insertEvent('primary', event(`lost${i}`), 'tester')));
+  const failed = outcomes.filter((o) => o.status === 'rejected').length;
+  assert.ok(failed >= 1, 'the failed batch failed its writes');
+  const succeeded = outcomes.filter((o): o is PromiseFulfilledResult<Awaited<ReturnType<typeof store.insertEvent>>> => o.status === 'fulfilled');
+  const primary = (await store.getTimeline('primary'))!;
+  assert.is(primary.revision, 1 + succeeded.length, 'the revision counts acknowledged writes only');
+  assert.is(primary.event_count, 1 + succeeded.length);
+  const page = await store.search('primary', { words: ['delft'], pageSize: 100 });
+  assert.equal(page.events.map((e) => e.event_id).sort(), [kept, ...succeeded.map((o) => o.value)].map((e) => e.event_id).sort());
+  // And the timeline still takes writes.
+  const after = await store.insertEvent('primary', event('after'), 'tester');
+  assert.is((await store.getTimeline('primary'))!.revision, primary.revision + 1);
+  assert.equal(await store.getEvent('primary', after.event_id), after);
+});
+
+groups.run();
