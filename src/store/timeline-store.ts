@@ -97,8 +97,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   /** The newest commit whose changes memory holds (shared stores only). */
   private seen = 0;
   private readonly fresh = new FreshCheck(() => this.catchUp());
-  /** Commits under way, which `close` waits for. */
-  private readonly committing = new Set<Promise<unknown>>();
+  /** Commits under way, by timeline: `close` waits for them, and so does a write that is checked first. */
+  private readonly committing = new Map<string, Set<Promise<unknown>>>();
   /** Versions built by writes whose batch is not yet durable, for the writes that build on them. */
   private readonly inFlight = new Map<string, EventRecord>();
   private readonly snapshots = new Map<number, Promise<GenesisSnapshot>>();
@@ -241,7 +241,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   async close(): Promise<void> {
     await this.queues.drain();
     // Queues move on before their writes are durable: wait for those too.
-    await Promise.allSettled([...this.committing]);
+    await Promise.allSettled([...this.committing.values()].flatMap((commits) => [...commits]));
     await Promise.all([...this.background]);
     this.opened = false;
   }
@@ -637,15 +637,25 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
             return task(state, this.writerChain(state), lsn);
           }, queued);
           durable = commit;
-          this.committing.add(commit);
+          let underWay = this.committing.get(timelineId);
+          if (!underWay) this.committing.set(timelineId, (underWay = new Set()));
+          underWay.add(commit);
           const settle = () => {
-            this.committing.delete(commit);
+            underWay.delete(commit);
+            if (underWay.size === 0 && this.committing.get(timelineId) === underWay) this.committing.delete(timelineId);
             queued();
           };
           commit.then(settle, settle);
         }),
     );
     return turn.then(() => durable!);
+  }
+
+  /** Resolves once every write of the timeline queued before now is durable or has failed. */
+  private async durableSoFar(timelineId: string): Promise<void> {
+    const underWay = [...(this.committing.get(timelineId) ?? [])];
+    // This write's own commit is among them, and is not durable until this returns: leave it out.
+    await Promise.allSettled(underWay.slice(0, -1));
   }
 
   /** A writer's chain: its own level as far as it was written, in flight included; the others as committed. */
@@ -682,7 +692,11 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       const newId = outcome.new_event_id ?? newEventId();
       if (outcome.new_event_id !== undefined && (await this.resolve(chain, newId))) throw newEventIdTaken(newId, timelineId);
       const { superseded, created } = planManipulation(timelineId, found.record, outcome, newId, actor);
-      if (precheck) await precheck({ timeline_id: timelineId, original: superseded, created });
+      if (precheck) {
+        // The check analyses the timeline as committed: let the writes ahead of this one become durable first.
+        await this.durableSoFar(timelineId);
+        await precheck({ timeline_id: timelineId, original: superseded, created });
+      }
       const previousHere = found.level === state.record.level ? found.record : undefined;
       return this.versionsChange(
         lsn,
@@ -730,6 +744,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   ): Promise<number> {
     await this.sync();
     const state = this.live(timelineId);
+    if (options.ifEmpty && (state.bulkLoading || !this.isEmpty(state))) return 0;
     this.checkBulkLoadable(state);
     state.bulkLoading = true;
     try {
@@ -747,6 +762,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     }
   }
 
+  /** Never held an event nor recorded a change, and no load claimed (by any node of a shared store). */
+  private isEmpty(state: TimelineState): boolean {
+    const record = this.latest(state);
+    return record.revision === 0 && record.genesis_count === 0 && !record.loading;
+  }
+
   private checkBulkLoadable(state: TimelineState, byThisNode = true): void {
     const timelineId = state.record.timeline_id;
     if (this.registry.children(timelineId).length > 0) {
@@ -762,9 +783,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private claimBulkLoad(timelineId: string, options: BulkLoadOptions): Promise<TimelineState | undefined> {
     return this.commit(async () => {
       const state = this.live(timelineId);
-      if (options.ifEmpty && (state.record.revision > 0 || state.record.genesis_count > 0 || state.record.loading)) {
-        return { ops: [], note: {}, result: undefined };
-      }
+      if (options.ifEmpty && !this.isEmpty(state)) return { ops: [], note: {}, result: undefined };
       this.checkBulkLoadable(state, false);
       const record: StoredTimeline = { ...this.latest(state), loading: true };
       return { ops: [this.recordPut(record)], note: { timelines: [record] }, result: state, ...this.recordChange(state, record) };

@@ -29,10 +29,18 @@ if (TEST_DATABASE_URL) {
     context.databaseUrl = await createDatabase(adminUrl);
     context.dir = await mkdtemp(join(tmpdir(), 'tms-two-nodes-'));
     // Started together on the empty database: one migrates, one makes the admin, one loads the catalogue.
-    [context.a, context.b] = await Promise.all([
+    const started = await Promise.allSettled([
       startTestServer({ databaseUrl: context.databaseUrl, dataDir: join(context.dir, 'a') }),
       startTestServer({ databaseUrl: context.databaseUrl, dataDir: join(context.dir, 'b') }),
     ]);
+    const failed = started.find((outcome) => outcome.status === 'rejected');
+    if (failed) {
+      await Promise.all(started.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.stop() : undefined)));
+      // uvu does not print what a hook threw: say it here.
+      console.error('a node failed to start:', failed.reason);
+      throw failed.reason;
+    }
+    [context.a, context.b] = started.map((outcome) => (outcome as PromiseFulfilledResult<TestServer>).value) as [TestServer, TestServer];
   });
   nodes.after.each(async ({ a, b, databaseUrl, dir }) => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -145,22 +153,27 @@ if (TEST_DATABASE_URL) {
     const id = created.json.timeline_id as string;
     const events = (await call(a, 'GET', `/v1/search-events?timeline_id=${id}&page_size=200`)).json.events as { event_id: string; time: string }[];
     const acknowledged: string[] = [];
+    const refused: string[] = [];
     let next = 0;
     let stop = false;
     const writer = async (node: { port: number }) => {
       while (!stop && next < events.length) {
         const event = events[next++]!;
-        const answer = await call(node, 'POST', '/v1/manipulate-event', { body: { event_id: event.event_id, timeline_id: id, new_outcome: outcome(event.time) } }).catch(() => undefined);
-        if (answer?.status === 200) acknowledged.push(answer.json.event.event_id);
+        const answer = await call(node, 'POST', '/v1/manipulate-event', { body: { event_id: event.event_id, timeline_id: id, new_outcome: outcome(event.time) } }).catch(
+          (error: Error) => ({ status: 0, text: error.message, json: undefined }),
+        );
+        if (answer.status === 200) acknowledged.push(answer.json.event.event_id);
+        else refused.push(`${answer.status} ${answer.text}`);
       }
     };
     const load = Promise.all([writer(victim), writer(victim), writer(a)]);
-    while (acknowledged.length < 20) await new Promise((resolve) => setTimeout(resolve, 10));
+    const givesUpAt = Date.now() + 30_000;
+    while (acknowledged.length < 20 && Date.now() < givesUpAt) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(acknowledged.length >= 20, `20 writes acknowledged under load within 30 s (got ${acknowledged.length}; refused: ${refused.slice(0, 3).join(' | ')})`);
     await killed.stop('SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 200));
     stop = true;
     await load;
-    assert.ok(acknowledged.length >= 20);
     const timeline = await call(a, 'GET', `/timeline/${id}`);
     assert.ok(timeline.json.timeline.revision >= acknowledged.length, `revision ${timeline.json.timeline.revision} counts every acknowledged write (${acknowledged.length})`);
     const all = await call(a, 'GET', `/v1/search-events?timeline_id=${id}&page_size=1000`);

@@ -71,6 +71,18 @@ groups('100 concurrent writes to one timeline: all acknowledged, in far fewer sy
   assert.is(refused.status, 'rejected', 'the second saw the first one\'s version (already superseded), though it was not durable yet');
 });
 
+groups('a checked write waits for the writes queued before it to be durable, so its check sees them', async ({ store }) => {
+  const target = await store.insertEvent('primary', event('target'), 'tester');
+  const ahead = Array.from({ length: 20 }, (_, i) => store.insertEvent('primary', event(`ahead${i}`), 'tester'));
+  let seenByCheck = -1;
+  const checked = store.manipulate('primary', target.event_id, { description: 'checked', changes: [] }, 'tester', async () => {
+    seenByCheck = (await store.getTimeline('primary'))!.revision;
+  });
+  await Promise.all([...ahead, checked]);
+  assert.is(seenByCheck, 21, 'the check ran on the timeline with all 20 writes ahead of it committed');
+  assert.is((await store.getTimeline('primary'))!.revision, 22);
+});
+
 groups('a synced batch that fails fails the writes built on it; memory and disk keep none of them', async ({ store, failNext }) => {
   const kept = await store.insertEvent('primary', event('kept'), 'tester');
   failNext.count = 1;
