@@ -31,7 +31,7 @@ const SMALL_PLACES = 10;
 const START = parseInstant(SYNTHETIC_DEFAULTS.start);
 const SPAN_SECONDS = Number(parseInstant(SYNTHETIC_DEFAULTS.end).seconds - START.seconds);
 /** Every search reads the backend: no page cache. */
-const UNCACHED = { searchCacheEvents: 0 };
+const UNCACHED = { searchCacheBytes: 0 };
 
 interface Side {
   name: 'LevelDB' | 'PostgreSQL';

@@ -80,7 +80,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});
     closers.push(() => pool.close());
     readiness.addCheck(() => pool.problem());
-    const metrics = new Metrics(pool);
+    const metrics = new Metrics(pool, store);
     const savedRequests = new SavedRequests(storage.savedRequests);
     const operations = createOperations({ store, pool, access, savedRequests, config });
     // A new RPC without a row in the authorization table must fail at start, not serve unguarded.

@@ -1,4 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CacheCounts } from '../store/metered-cache.ts';
+
+export interface CacheCountsSource {
+  cacheCounts(): CacheCounts[];
+}
 
 export interface PoolStatsSource {
   stats(): { threads: number; queueSize: number; completed: number; utilization: number };
@@ -21,8 +26,9 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(pool?: PoolStatsSource) {
+  constructor(pool?: PoolStatsSource, caches?: CacheCountsSource) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tms_' });
+    if (caches) this.registerCaches(caches);
     if (pool) {
       new Gauge({
         name: 'tms_analysis_queue_size',
@@ -49,6 +55,26 @@ export class Metrics {
         },
       });
     }
+  }
+
+  /** The store keeps its own counts; each scrape copies them into labelled series (one per cache). */
+  private registerCaches(source: CacheCountsSource): void {
+    const series = (name: string, help: string, kind: typeof Counter | typeof Gauge, field: keyof Omit<CacheCounts, 'name'>) =>
+      new kind({
+        name,
+        help,
+        labelNames: ['cache'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const counts of source.cacheCounts()) this.inc({ cache: counts.name }, counts[field]);
+        },
+      });
+    series('tms_cache_hits_total', 'Cache lookups answered from the cache, by cache.', Counter, 'hits');
+    series('tms_cache_misses_total', 'Cache lookups the cache could not answer, by cache.', Counter, 'misses');
+    series('tms_cache_entries', 'Entries held, by cache.', Gauge, 'entries');
+    series('tms_cache_bytes', 'Estimated bytes held, by cache.', Gauge, 'bytes');
+    series('tms_cache_max_bytes', 'The byte budget, by cache.', Gauge, 'maxBytes');
   }
 
   /** prom-client hashes a label object on every call; a route's series are looked up once and kept. */

@@ -4,6 +4,7 @@
  * genesis events is read as a few large values instead of 10^6 records.
  */
 import { runInSlices, runToEnd, type Steps } from '../analysis/time-slices.ts';
+import { stringBytes, typedArrayBytes } from './metered-cache.ts';
 
 export interface GenesisSnapshot {
   ids: string[];
@@ -16,6 +17,10 @@ export interface GenesisSnapshot {
   /** Causes naming an id outside this snapshot: (event index, cause id), resolved when the graph is read. */
   external: [number, string][];
 }
+
+/** Heap bytes, roughly: ids are alike in length, so the first stands for all. */
+export const snapshotBytes = (snapshot: GenesisSnapshot): number =>
+  typedArrayBytes(snapshot) + snapshot.ids.length * (8 + stringBytes(snapshot.ids[0] ?? '')) + snapshot.external.length * 64;
 
 interface Header {
   n: number;

@@ -15,7 +15,7 @@ import { CausalGraphCache } from './causal-graph-cache.ts';
 import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, happens, summarise } from './event-codec.ts';
-import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
+import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, snapshotBytes, type GenesisSnapshot } from './genesis-snapshot.ts';
 import { checkId, newEventId, newTimelineId } from './ids.ts';
 import {
   chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
@@ -28,6 +28,7 @@ import { decodeNote, encodeNote, type ChangeNote } from './change-note.ts';
 import { FreshCheck } from './fresh-check.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from './page-cursor.ts';
 import { SearchPageCache } from './search-cache.ts';
+import { MeteredCache, type CacheCounts } from './metered-cache.ts';
 import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from './timeline-registry.ts';
 import {
   type AnchorRecord, type BulkLoadOptions, type CausalGraphOptions, type CausalGraphRead, type EventRecord, type GenesisEvent,
@@ -44,8 +45,8 @@ export interface TimelineStoreOptions {
   primaryOwner?: string;
   /** Up to this many versions, a level without genesis data is searched from memory, not by iterator (default 256). */
   memoryScanLimit?: number;
-  /** Events held by the cache of recently served search pages (default 50 000; 0 turns it off). */
-  searchCacheEvents?: number;
+  /** Bytes held by the cache of recently served search pages (default 32 MiB; 0 turns it off). */
+  searchCacheBytes?: number;
 }
 
 interface Resolved {
@@ -73,7 +74,9 @@ interface VersionWrite {
 const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BULK_BATCH = 5000;
 const MEMORY_SCAN_LIMIT = 256;
-const SEARCH_CACHE_EVENTS = 50_000;
+const SEARCH_CACHE_BYTES = 32 * 1024 * 1024;
+/** Two 10^6-event snapshots. */
+const SNAPSHOT_CACHE_BYTES = 160 * 1024 * 1024;
 const EMPTY_NOTE = new Uint8Array();
 
 /** Cached pages are shared by every caller that asks the same question: nobody may change them. */
@@ -101,7 +104,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly committing = new Map<string, Set<Promise<unknown>>>();
   /** Versions built by writes whose batch is not yet durable, for the writes that build on them. */
   private readonly inFlight = new Map<string, EventRecord>();
-  private readonly snapshots = new Map<number, Promise<GenesisSnapshot>>();
+  private readonly snapshots = new MeteredCache<number, Promise<GenesisSnapshot>>('genesis_snapshot', SNAPSHOT_CACHE_BYTES);
   private readonly graphs = new CausalGraphCache();
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
   private readonly searchCache: SearchPageCache;
@@ -114,7 +117,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     private readonly options: TimelineStoreOptions = {},
     log?: CommitLog,
   ) {
-    this.searchCache = new SearchPageCache(options.searchCacheEvents ?? SEARCH_CACHE_EVENTS);
+    this.searchCache = new SearchPageCache(options.searchCacheBytes ?? SEARCH_CACHE_BYTES);
     this.log = log ?? new LocalCommitLog(kv);
   }
 
@@ -897,12 +900,13 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         if (parts.some((part) => !part)) throw new ApiError('data_loss', `genesis snapshot of level ${level} is incomplete`);
         return decodeSnapshotInSlices(parts as Uint8Array[]);
       })();
-      snapshot.catch(() => this.snapshots.delete(level));
-      // Keep the most recently used snapshots only: they are large.
-      if (this.snapshots.size >= 2) this.snapshots.delete(this.snapshots.keys().next().value!);
-      this.snapshots.set(level, snapshot);
+      this.snapshots.setPending(level, snapshot, snapshot, snapshotBytes);
     }
     return snapshot;
+  }
+
+  cacheCounts(): CacheCounts[] {
+    return [this.searchCache.counts(), this.graphs.counts(), this.snapshots.counts()];
   }
 
   // ---------------------------------------------------------------- causal graph
@@ -923,7 +927,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     if (overlay.length > 0) {
       return { graph: await this.buildGraph(chain, genesisLevels.map((level) => this.loadSnapshot(level)), overlay), revision, stamp };
     }
-    let graph = this.graphs.get(timelineId, stamp, genesisLevels.map((level) => this.snapshots.get(level)));
+    let graph = this.graphs.get(timelineId, stamp, genesisLevels.map((level) => this.snapshots.peek(level)));
     if (!graph) {
       const snapshots = genesisLevels.map((level) => this.loadSnapshot(level));
       graph = this.buildGraph(chain, snapshots, []);

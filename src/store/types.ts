@@ -8,6 +8,7 @@
  */
 import type { CausalGraph } from '../analysis/causal-graph.ts';
 import type { Instant } from '../time/index.ts';
+import type { CacheCounts } from './metered-cache.ts';
 
 export type TimelineKind = 'primary' | 'alternate' | 'parallel';
 export type EventStatus = 'original' | 'manipulated' | 'reverted' | 'cancelled';
@@ -205,4 +206,7 @@ export interface TimelineStore {
   deleteAnchor(anchorId: string): Promise<boolean>;
 
   readCausalGraph(timelineId: string, options?: CausalGraphOptions): Promise<CausalGraphRead>;
+
+  /** What each of the store's caches holds, with its hits and misses since the store opened. */
+  cacheCounts(): CacheCounts[];
 }

@@ -50,4 +50,22 @@ metrics('reports the analysis worker pool: threads, queue and completed tasks', 
   assert.ok(sample(after, 'tms_process_cpu_seconds_total', '') !== undefined, 'default process metrics');
 });
 
+metrics('counts hits and misses of the search page, causal graph and snapshot caches, and their bytes within budget', async ({ server }) => {
+  const before = (await call(server, 'GET', '/metrics', { key: null })).text;
+  const search = { location: 'Rome', time_range: '0001-01-01T00:00:00Z/0999-01-01T00:00:00Z', page_size: 3 };
+  for (let i = 0; i < 3; i++) assert.is((await call(server, 'GET', '/v1/search-events', { body: search })).status, 200);
+  for (let i = 0; i < 2; i++) assert.is((await call(server, 'GET', '/v1/check-paradox', { body: { timeline_id: 'primary' } })).status, 200);
+  const after = (await call(server, 'GET', '/metrics', { key: null })).text;
+  const moved = (name: string, cache: string) => (sample(after, name, `cache="${cache}"`) ?? 0) - (sample(before, name, `cache="${cache}"`) ?? 0);
+  assert.is(moved('tms_cache_misses_total', 'search_page'), 1, 'the first search is looked up in vain');
+  assert.is(moved('tms_cache_hits_total', 'search_page'), 2, 'the same search again is answered from the cache');
+  assert.ok(moved('tms_cache_hits_total', 'causal_graph') >= 1, 'the second check reuses the first one\'s graph');
+  for (const cache of ['search_page', 'causal_graph', 'genesis_snapshot']) {
+    const bytes = sample(after, 'tms_cache_bytes', `cache="${cache}"`);
+    assert.ok(bytes !== undefined && bytes <= sample(after, 'tms_cache_max_bytes', `cache="${cache}"`)!, `${cache}: bytes within its budget`);
+    assert.ok(sample(after, 'tms_cache_entries', `cache="${cache}"`) !== undefined, `${cache}: entries reported`);
+  }
+  assert.match(after, /# TYPE tms_cache_hits_total counter/);
+});
+
 metrics.run();

@@ -10,7 +10,7 @@ import type { CausalGraph } from '../../src/analysis/causal-graph.ts';
 import { analyseParadoxes } from '../../src/analysis/paradoxes.ts';
 import { AnalysisPool } from '../../src/analysis/pool.ts';
 import { LevelTimelineStore, type GenesisEvent } from '../../src/store/index.ts';
-import { CausalGraphCache } from '../../src/store/causal-graph-cache.ts';
+import { CausalGraphCache, graphBytes } from '../../src/store/causal-graph-cache.ts';
 import { parseInstant } from '../../src/time/index.ts';
 
 interface Context {
@@ -71,13 +71,28 @@ async function freshRead(context: Context, timelineId: string): Promise<CausalGr
 
 cache('the cache drops a timeline at once when asked to forget it (a deleted timeline)', () => {
   const graphs = new CausalGraphCache();
-  const graph = Promise.resolve({} as CausalGraph);
+  const graph = Promise.resolve({ eventIds: [] } as unknown as CausalGraph);
   graphs.set('tl_a', 'stamp', [], graph);
   graphs.set('tl_b', 'stamp', [], graph);
   assert.is(graphs.get('tl_a', 'stamp', []), graph);
   graphs.forget('tl_a');
   assert.is(graphs.get('tl_a', 'stamp', []), undefined);
-  assert.is(graphs.size, 1);
+  assert.is(graphs.counts().entries, 1);
+});
+
+cache('the cache keeps graphs within its byte budget once they are built, most recently used first', async () => {
+  const sized = (events: number) => ({ eventIds: Array.from({ length: events }, (_, i) => `e${i}`), seconds: new Float64Array(events) }) as unknown as CausalGraph;
+  const oneGraph = graphBytes(sized(1000));
+  const graphs = new CausalGraphCache(oneGraph * 2 + oneGraph / 2);
+  for (const id of ['tl_a', 'tl_b']) graphs.set(id, 'stamp', [], Promise.resolve(sized(1000)));
+  await Promise.resolve();
+  assert.ok(graphs.get('tl_a', 'stamp', []), 'tl_a is used: tl_b is the oldest');
+  assert.is(graphs.get('tl_a', 'other stamp', []), undefined, 'another state of the timeline is not served');
+  graphs.set('tl_c', 'stamp', [], Promise.resolve(sized(1000)));
+  await Promise.resolve();
+  assert.is(graphs.get('tl_b', 'stamp', []), undefined, 'evicted once tl_c was sized');
+  assert.ok(graphs.get('tl_c', 'stamp', []));
+  assert.equal(graphs.counts(), { name: 'causal_graph', hits: 3, misses: 1, entries: 2, bytes: oneGraph * 2, maxBytes: oneGraph * 2 + oneGraph / 2 });
 });
 
 cache('reads of an unchanged timeline share one graph; a read after each write reflects it', async (context) => {

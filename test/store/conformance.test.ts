@@ -30,5 +30,5 @@ for (const backend of testBackends) {
   // Small levels are normally searched from memory; this run sends every level through the backend's indexes.
   runConformanceSuite(`timeline store on ${backend.name}, index reads only`, harnessOn(backend, { memoryScanLimit: -1 }));
   // Every other run serves repeated searches from the page cache; this one reads every search from the backend.
-  runConformanceSuite(`timeline store on ${backend.name}, no search page cache`, harnessOn(backend, { searchCacheEvents: 0 }));
+  runConformanceSuite(`timeline store on ${backend.name}, no search page cache`, harnessOn(backend, { searchCacheBytes: 0 }));
 }

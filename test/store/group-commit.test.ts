@@ -41,7 +41,7 @@ groups.before.each(async (context) => {
       return space.write(ops, durable);
     },
   });
-  context.store = new CopyOnWriteTimelineStore(counted, { searchCacheEvents: 0 });
+  context.store = new CopyOnWriteTimelineStore(counted, { searchCacheBytes: 0 });
   await context.store.open();
 });
 groups.after.each(async ({ store, db, dir }) => {

@@ -5,46 +5,47 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Level } from 'level';
 import { LevelTimelineStore } from '../../src/store/index.ts';
-import { SearchPageCache } from '../../src/store/search-cache.ts';
+import { pageBytes, SearchPageCache } from '../../src/store/search-cache.ts';
 import type { EventRecord, SearchPage } from '../../src/store/types.ts';
 import { parseInstant } from '../../src/time/index.ts';
 
-const page = (size: number): SearchPage => ({ events: Array.from({ length: size }, (_, i) => ({ event_id: `e${i}` }) as EventRecord) });
+const page = (size: number): SearchPage => ({ events: Array.from({ length: size }, (_, i) => ({ event_id: `e${i}`, description: '', location: '', time: '', causes: [] }) as unknown as EventRecord) });
+const bytesOf = (size: number) => pageBytes(page(size));
 
-test('the page cache keeps the most recently used pages within its event budget', () => {
-  const cache = new SearchPageCache(10);
+test('the page cache keeps the most recently used pages within its byte budget, and counts hits and misses', () => {
+  const cache = new SearchPageCache(bytesOf(4) * 2 + bytesOf(4) / 2);
   cache.set('a', page(4));
   cache.set('b', page(4));
   assert.ok(cache.get('a'), 'a is used, so b is now the oldest');
   cache.set('c', page(4));
-  assert.is(cache.get('b'), undefined, 'b evicted: 12 events exceed the budget of 10');
+  assert.is(cache.get('b'), undefined, 'b evicted: three pages exceed the budget');
   assert.is(cache.get('a')?.events.length, 4);
   assert.is(cache.get('c')?.events.length, 4);
-  assert.is(cache.size, 2);
+  assert.equal(cache.counts(), { name: 'search_page', hits: 3, misses: 1, entries: 2, bytes: bytesOf(4) * 2, maxBytes: bytesOf(4) * 2 + bytesOf(4) / 2 });
 });
 
-test('a page used at least once while half the cache fills anew is never evicted', () => {
-  const cache = new SearchPageCache(100);
-  for (let i = 0; i < 100; i++) cache.set(`old${i}`, page(1));
-  assert.ok(cache.get('old0'));
-  for (let i = 0; i < 1000; i++) {
-    cache.set(`new${i}`, page(1));
-    if (i % 49 === 48) assert.ok(cache.get('old0'), `hot page still cached after ${i} new pages`);
-  }
-  assert.is(cache.get('old1'), undefined, 'cold pages of the same age are gone');
-  assert.is(cache.size, 100);
+test('a page is weighed by its contents, so long descriptions take more of the budget', () => {
+  const long = (text: string): SearchPage => ({ events: [{ ...page(1).events[0]!, description: text }] });
+  assert.ok(pageBytes(long('x'.repeat(10_000))) > pageBytes(long('x')) + 19_000);
+  const cache = new SearchPageCache(pageBytes(long('x'.repeat(10_000))) + pageBytes(long('x')) * 2);
+  cache.set('big', long('x'.repeat(10_000)));
+  cache.set('small 1', long('x'));
+  cache.set('small 2', long('x'));
+  cache.set('small 3', long('x'));
+  assert.is(cache.get('big'), undefined, 'the big page made room for the small ones');
+  assert.is(cache.counts().entries, 3);
 });
 
-test('pages that found nothing count too, so they cannot pile up', () => {
-  const cache = new SearchPageCache(3);
+test('pages that found nothing weigh something too, so they cannot pile up', () => {
+  const cache = new SearchPageCache(bytesOf(0) * 3);
   for (let i = 0; i < 100; i++) cache.set(`empty ${i}`, page(0));
-  assert.is(cache.size, 3);
+  assert.is(cache.counts().entries, 3);
   assert.ok(cache.get('empty 99'));
   assert.is(cache.get('empty 0'), undefined);
 });
 
 test('the page cache skips scans (pages over its page limit) and is off at 0', () => {
-  const cache = new SearchPageCache(1000, 100);
+  const cache = new SearchPageCache(1_000_000, 100);
   cache.set('scan', page(101));
   assert.is(cache.get('scan'), undefined);
   const off = new SearchPageCache(0);
@@ -52,7 +53,7 @@ test('the page cache skips scans (pages over its page limit) and is off at 0', (
   off.set('b', page(0));
   assert.is(off.get('a'), undefined);
   assert.is(off.get('b'), undefined);
-  assert.is(off.size, 0);
+  assert.equal(off.counts(), { name: 'search_page', hits: 0, misses: 2, entries: 0, bytes: 0, maxBytes: 0 });
 });
 
 async function withStore(run: (store: LevelTimelineStore) => Promise<void>): Promise<void> {
