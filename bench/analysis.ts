@@ -1,19 +1,21 @@
 // Benchmarks the analysis engine: a paradox check of 10^6 events / 2×10^6 links through the pool (hand-off
 // included), anchor checks per second, and the request thread's event-loop delay while big checks run.
 // Run: node --import tsx bench/analysis.ts   → prints the figures and writes bench/reports/analysis.md
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AnchorPin, CausalGraph } from '../src/analysis/causal-graph.ts';
 import { analyseParadoxes } from '../src/analysis/paradoxes.ts';
 import { AnalysisPool } from '../src/analysis/pool.ts';
 import type { AnchorAccuracy } from '../src/anchors/stability.ts';
+import { writeReport } from './lib/report.ts';
 
-const EVENTS = 1_000_000;
+/** A smoke run (`npm run bench -- --quick`): small and brief; its figures mean nothing. */
+const quick = process.env['BENCH_QUICK'] === '1';
+const EVENTS = quick ? 20_000 : 1_000_000;
 const LINKS_PER_EVENT = 2;
-const REPEATS = 7;
-const LOOP_DELAY_RUNS = 10;
-const ANCHOR_SECONDS = 3;
+const REPEATS = quick ? 1 : 7;
+const LOOP_DELAY_RUNS = quick ? 2 : 10;
+const ANCHOR_SECONDS = quick ? 0.5 : 3;
 
 /** A forward-in-time DAG: each event is caused by its predecessor and by one random earlier event. */
 function syntheticGraph(count: number): CausalGraph {
@@ -145,6 +147,4 @@ The machine is shared and noisy: the ratio that matters is pooled vs inline even
 (${(onThread.p99 / Math.max(onPool.p99, 0.001)).toFixed(0)}× lower on the pool) and the pooled check's share of the target
 (${((median(pooled) / 1500) * 100).toFixed(0)} %).
 `;
-mkdirSync(new URL('./reports/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./reports/analysis.md', import.meta.url), report);
-console.log('wrote bench/reports/analysis.md');
+console.log(`wrote ${writeReport('analysis', report)}`);

@@ -1,12 +1,29 @@
-// Runs every benchmark in turn and joins their sections into bench/REPORT.md.
+// Runs every benchmark in turn and joins their sections into bench/REPORT.md, after one table of every
+// performance target they measured.
+//   npm run bench                    every bench, full size (about half an hour)
+//   npm run bench -- http analysis   only these
+//   npm run bench -- --quick         every bench small and brief, into a temporary folder: a smoke test
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machineLine, reportsDir } from './lib/report.ts';
 
 const root = join(import.meta.dirname, '..');
-const only = process.argv.slice(2);
-const benches = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'search-under-load'].filter((name) => only.length === 0 || only.includes(name));
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+if (quick) {
+  process.env['BENCH_QUICK'] = '1';
+  process.env['BENCH_REPORTS_DIR'] ??= mkdtempSync(join(tmpdir(), 'tms-bench-quick-'));
+}
+// Imported after BENCH_REPORTS_DIR is settled: the reports folder is read once, when the module loads.
+const { machineLine, reportsDir } = await import('./lib/report.ts');
+const { readTargets, targetTable } = await import('./lib/targets.ts');
+
+const ALL = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'search-under-load'];
+/** A quick run leaves out what needs a download (Node 24) or a database cluster of its own. */
+const QUICK = ['http', 'engine-store', 'analysis', 'search-under-load'];
+const only = args.filter((arg) => !arg.startsWith('--'));
+const benches = (quick ? QUICK : ALL).filter((name) => only.length === 0 || only.includes(name));
 
 /** Node 24 LTS from the npm registry (a binary inside the `node@24` package), for the same HTTP bench. */
 function node24(): string | undefined {
@@ -26,6 +43,9 @@ function pgVirtualenv(): boolean {
   }
 }
 
+const runScript = (script: string, env: NodeJS.ProcessEnv = {}) =>
+  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench', script)], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+
 for (const name of benches) {
   if (name === 'http-node24') {
     const node = node24();
@@ -34,11 +54,7 @@ for (const name of benches) {
       continue;
     }
     console.log(`\n### bench/http.ts on Node 24 (${node})`);
-    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'http.ts')], {
-      cwd: root,
-      stdio: 'inherit',
-      env: { ...process.env, BENCH_NODE: node, BENCH_REPORT_NAME: 'http-node24' },
-    });
+    runScript('http.ts', { BENCH_NODE: node, BENCH_REPORT_NAME: 'http-node24' });
     continue;
   }
   if (name === 'postgres-store' && !process.env.TMS_BENCH_DATABASE_URL && !process.env.TMS_TEST_DATABASE_URL) {
@@ -50,18 +66,28 @@ for (const name of benches) {
     execFileSync(join(root, 'scripts', 'with-postgres.sh'), [process.execPath, '--import', 'tsx', join(root, 'bench', 'postgres-store.ts')], { cwd: root, stdio: 'inherit' });
     continue;
   }
-  const script = join(root, 'bench', `${name}.ts`);
-  if (!existsSync(script)) continue;
+  if (!existsSync(join(root, 'bench', `${name}.ts`))) continue;
   console.log(`\n### bench/${name}.ts`);
-  execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: root, stdio: 'inherit' });
+  runScript(`${name}.ts`);
 }
 
-const sections = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'search-under-load']
-  .map((name) => join(reportsDir, `${name}.md`))
+const targets = ALL.flatMap((name) => readTargets(name));
+const sections = ALL.map((name) => join(reportsDir, `${name}.md`))
   .filter(existsSync)
   .map((path) => readFileSync(path, 'utf8').trim());
+const reportPath = quick ? join(reportsDir, 'REPORT.md') : join(root, 'bench', 'REPORT.md');
 writeFileSync(
-  join(root, 'bench', 'REPORT.md'),
-  `# Benchmark report\n\nAssembled by \`npm run bench\` (${machineLine()}). Each section says how it was measured.\n\n${sections.join('\n\n')}\n`,
+  reportPath,
+  `# Benchmark report
+
+Assembled by \`npm run bench\` (${machineLine()}). Each section says how it was measured. Ratios are req/s ÷ the
+baseline's req/s in the same run; the machine is shared and noisy, so ratios, not absolute figures, carry over.
+
+## Targets
+
+${targetTable(targets)}
+
+${sections.join('\n\n')}
+`,
 );
-console.log('\nwrote bench/REPORT.md');
+console.log(`\nwrote ${reportPath}`);

@@ -1,15 +1,17 @@
 /**
  * Search latency while paradox checks of a 10^6-event timeline run back to back, next to search latency
  * without them, and the server's event-loop delay in each phase (target: p99 under 20 ms). The checks' CPU
- * work belongs on the worker pool; this shows what reaches the request thread. Two loaded phases: checks of
- * an unchanged timeline (its causal graph is built once, then cached), and a write before every check (each
- * check rebuilds the graph, in slices, on the request thread).
+ * work belongs on the worker pool; this shows what reaches the request thread. Three loaded phases: checks of
+ * an unchanged timeline (its causal graph is built once, then cached), a write before every check (each
+ * check rebuilds the graph, in slices, on the request thread), and writes alone. Then uncached searches
+ * (a new time range each) next to a bare node:http server, at 100 connections.
  *
  *   node --import tsx bench/search-under-load.ts
  *
  * Env: BENCH_EVENTS (10^6), BENCH_ROUNDS (3), BENCH_SECONDS per phase (10), BENCH_CLIENTS (4 concurrent
  * searches), BENCH_DATA_DIR (reuse a folder already filled by `tms generate`; it is left in place),
- * BENCH_NODE (another node binary for the server). Writes bench/reports/search-under-load.md.
+ * BENCH_NODE (another node binary for the server), BENCH_QUICK (small and brief: a smoke test). Writes
+ * bench/reports/search-under-load.md and its targets.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,23 +19,31 @@ import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { machineLine, percentile, table, writeReport } from './lib/report.ts';
-import { startTms } from './lib/tms-process.ts';
+import { startProcess, startTms } from './lib/tms-process.ts';
+import { cannon, distinctTimeRange, measured, medianSample, type Sample } from './lib/load.ts';
+import { measuredTarget, writeTargets } from './lib/targets.ts';
 
-const events = Number(process.env['BENCH_EVENTS'] ?? 1_000_000);
-const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
-const phaseSeconds = Number(process.env['BENCH_SECONDS'] ?? 10);
+/** A smoke run (`npm run bench -- --quick`): small and brief; its figures mean nothing. */
+const quick = process.env['BENCH_QUICK'] === '1';
+const events = Number(process.env['BENCH_EVENTS'] ?? (quick ? 20_000 : 1_000_000));
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? (quick ? 1 : 3));
+const phaseSeconds = Number(process.env['BENCH_SECONDS'] ?? (quick ? 1 : 10));
 const clients = Number(process.env['BENCH_CLIENTS'] ?? 4);
 const reusedDir = process.env['BENCH_DATA_DIR'];
 const node = process.env['BENCH_NODE'] ?? process.execPath;
+const serverNode = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+const eventsText = events === 1_000_000 ? '10^6' : events.toLocaleString('en-US');
 const KEY = 'tms_bench_admin_key_000000000000000';
 const PLACES = 1000;
 /** One synthetic place (about 1000 of the 10^6 events), a 10-result page. */
 const SEARCH = JSON.stringify({ location: 'Place 7, Region 0', time_range: '1950-01-01T00:00:00Z/2025-01-01T00:00:00Z', page_size: 10 });
 const CHECK = JSON.stringify({ timeline_id: 'primary' });
 const LOOP_DELAY_TARGET_MS = 20;
+/** prom-client's event-loop monitor samples every 10 ms, and an idle loop reads that much. */
+const SAMPLING_MS = 10;
 /** Events the write phase manipulates and reverts in turn (none is at the searched place's page). */
 const WRITE_EVENTS = 16;
-const writeTarget = (k: number) => `syn-${String(500_000 + (k % WRITE_EVENTS) * 7919).padStart(9, '0')}`;
+const writeTarget = (k: number) => `syn-${String((Math.floor(events / 2) + (k % WRITE_EVENTS) * 7919) % events).padStart(9, '0')}`;
 
 interface Reply {
   status: number;
@@ -93,6 +103,8 @@ interface CheckRun {
   /** The server's own `figures.duration_ms` for the same checks. */
   serverMs: number[];
   errors: number;
+  /** Writes made without a check after them. */
+  writes: number;
   last?: { status: string; timeline_stability: string; figures: { events_analysed: number; links_analysed: number } };
 }
 
@@ -120,17 +132,23 @@ async function writeOnce(port: number, agent: Agent, pending: { created?: string
 
 /**
  * Paradox checks of primary back to back on their own connection until `stop()`; resolves when the last one
- * ends. With `writeFirst`, every check follows a write to primary (alternately a manipulation and its revert).
+ * ends. With `writes`, every check follows a write to primary (alternately a manipulation and its revert);
+ * with `writes only`, there are writes and no checks.
  */
-function checksBackToBack(port: number, writeFirst = false): { stop: () => Promise<CheckRun> } {
+function backToBack(port: number, load: 'checks' | 'writes' | 'writes only'): { stop: () => Promise<CheckRun> } {
+  const writeFirst = load !== 'checks';
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const run: CheckRun = { roundTrips: [], serverMs: [], errors: 0 };
+  const run: CheckRun = { roundTrips: [], serverMs: [], errors: 0, writes: 0 };
   const pending: { created?: string } = {};
   let stopping = false;
   const loop = (async () => {
     while (!stopping) {
       if (writeFirst && !(await writeOnce(port, agent, pending))) {
         run.errors++;
+        continue;
+      }
+      if (load === 'writes only') {
+        run.writes++;
         continue;
       }
       const reply = await send(port, agent, 'GET', '/v1/check-paradox', CHECK);
@@ -211,8 +229,8 @@ await searchFor(tms.port, searchAgent, 2); // warm-up
 
 interface Phase {
   name: string;
-  /** Runs checks alongside the searches: none, checks of the unchanged timeline, or a write before each check. */
-  load: 'none' | 'checks' | 'writes';
+  /** Runs alongside the searches: nothing, checks of the unchanged timeline, a write before each check, or writes. */
+  load: 'none' | 'checks' | 'writes' | 'writes only';
   searches: SearchSample[];
   delays: LoopDelay[];
   checks: CheckRun[];
@@ -221,6 +239,7 @@ const phases: Phase[] = [
   { name: 'idle', load: 'none', searches: [], delays: [], checks: [] },
   { name: 'paradox checks back to back', load: 'checks', searches: [], delays: [], checks: [] },
   { name: 'a write, then a check, back to back', load: 'writes', searches: [], delays: [], checks: [] },
+  { name: 'writes back to back', load: 'writes only', searches: [], delays: [], checks: [] },
 ];
 const line = (s: SearchSample) => {
   const l = sorted(s.latencies);
@@ -228,7 +247,7 @@ const line = (s: SearchSample) => {
 };
 for (let round = 1; round <= rounds; round++) {
   for (const phase of phases) {
-    const checks = phase.load === 'none' ? undefined : checksBackToBack(tms.port, phase.load === 'writes');
+    const checks = phase.load === 'none' ? undefined : backToBack(tms.port, phase.load);
     await loopDelay(tms.port);
     const sample = await searchFor(tms.port, searchAgent, phaseSeconds);
     const delay = await loopDelay(tms.port);
@@ -236,10 +255,34 @@ for (let round = 1; round <= rounds; round++) {
     phase.searches.push(sample);
     phase.delays.push(delay);
     if (run) phase.checks.push(run);
-    const checkLine = run ? `; ${run.roundTrips.length} checks, median ${ms(median(run.roundTrips))} ms, errors ${run.errors}` : '';
+    const checkLine = run ? `; ${run.roundTrips.length} checks, median ${ms(median(run.roundTrips))} ms, ${run.writes} writes alone, errors ${run.errors}` : '';
     console.log(`round ${round} ${phase.name}: ${line(sample)}; server loop delay p99 ${ms(delay.p99)} ms, max ${ms(delay.max)} ms${checkLine}`);
   }
 }
+
+// ------------------------------------------------------------------ side by side with a bare server
+
+/** 100 connections, as the HTTP bench, each search a new time range (so each misses the page cache). */
+const shape = { seconds: phaseSeconds, connections: quick ? 10 : 100 };
+const bare = await startProcess(['bench/bare-server.ts', probe.body], {}, /listening on http:\/\/[^:]+:(\d+)/, node);
+const distinctSearch = () => JSON.stringify({ ...(JSON.parse(SEARCH) as object), time_range: distinctTimeRange() });
+const bareSamples: Sample[] = [];
+const tmsSamples: Sample[] = [];
+for (let round = 1; round <= Math.min(rounds, 2); round++) {
+  bareSamples.push(await measured(bare, shape.seconds, () => cannon(shape, { url: `http://127.0.0.1:${bare.port}/`, method: 'GET', body: SEARCH })));
+  tmsSamples.push(
+    await measured(tms, shape.seconds, () =>
+      cannon(shape, {
+        url: `http://127.0.0.1:${tms.port}/v1/search-events`,
+        method: 'GET',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        requests: [{ setupRequest: (request) => ({ ...request, body: distinctSearch() }) }],
+      }),
+    ),
+  );
+  console.log(`side by side, round ${round}: bare ${Math.round(bareSamples.at(-1)!.rps)} req/s, tms ${Math.round(tmsSamples.at(-1)!.rps)} req/s (p99 ${ms(tmsSamples.at(-1)!.p99)} ms)`);
+}
+await bare.stop();
 searchAgent.destroy();
 await tms.stop();
 if (!reusedDir) await rm(dataDir, { recursive: true, force: true });
@@ -281,7 +324,7 @@ const ratios = table(
 );
 const checkTable = table(
   ['loaded phase', 'checks', 'errors', 'round trip median ms', 'min ms', 'max ms', 'server duration_ms median', 'events', 'links', 'result'],
-  phases.slice(1).map((phase) => {
+  phases.filter((phase) => phase.load === 'checks' || phase.load === 'writes').map((phase) => {
     const roundTrips = phase.checks.flatMap((r) => r.roundTrips);
     const last = phase.checks.findLast((r) => r.last)?.last;
     return [
@@ -312,11 +355,22 @@ const perRound = table(
         ms(l.at(-1)!),
         ms(phase.delays[k]!.p99),
         ms(phase.delays[k]!.max),
-        run?.roundTrips.length ?? '',
-        run ? ms(median(run.roundTrips)) : '',
+        run?.roundTrips.length || '',
+        run?.roundTrips.length ? ms(median(run.roundTrips)) : '',
       ];
     }),
   ),
+);
+
+const writesOnly = phases.find((phase) => phase.load === 'writes only')!;
+const writeDelay = median(writesOnly.delays.map((d) => d.p99));
+const side = { bare: medianSample(bareSamples), tms: medianSample(tmsSamples) };
+const sideTable = table(
+  ['server', 'req/s', 'ratio to bare', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'errors'],
+  [
+    ['bare node:http (same JSON body)', Math.round(side.bare.rps), '1.00', ms(side.bare.p50), ms(side.bare.p99), Math.round(side.bare.cpuMicros ?? NaN), side.bare.errors],
+    ['tms, a new time range each request', Math.round(side.tms.rps), (side.tms.rps / side.bare.rps).toFixed(2), ms(side.tms.p50), ms(side.tms.p99), Math.round(side.tms.cpuMicros ?? NaN), side.tms.errors],
+  ],
 );
 
 const report = `## Search latency during paradox checks of a 10^6-event timeline (bench/search-under-load.ts)
@@ -324,10 +378,11 @@ const report = `## Search latency during paradox checks of a 10^6-event timeline
 ${machineLine()}. Load average before the run: ${loadBefore} (the machine is shared).
 tms runs as its own process over a store of ${events.toLocaleString('en-US')} synthetic events (\`tms generate\`, ${PLACES} places);
 the load generator shares the machine. ${clients} clients search back to back over keep-alive connections:
-\`GET /v1/search-events\` with a JSON body, one synthetic place, ${resultCount}-event page. ${rounds} rounds of three
+\`GET /v1/search-events\` with a JSON body, one synthetic place, ${resultCount}-event page. ${rounds} rounds of four
 ${phaseSeconds} s phases: idle; while one more client runs \`check-paradox\` on primary back to back (the timeline does
-not change: its causal graph is built once and cached); and while that client writes to primary before every check
-(\`manipulate-event\`, then \`revert-event\` of it, in turn), so every check rebuilds the graph.
+not change: its causal graph is built once and cached); while that client writes to primary before every check
+(\`manipulate-event\`, then \`revert-event\` of it, in turn), so every check rebuilds the graph; and while it only
+writes, back to back.
 
 ${summary}
 
@@ -349,6 +404,31 @@ ${ms(coldMs)} ms; the server's loop delay over it: p99 ${ms(coldDelay.p99)} ms, 
 Per round:
 
 ${perRound}
+
+Uncached searches of the ${eventsText}-event timeline next to a bare node:http server answering the same body, ${shape.connections}
+connections (autocannon), ${Math.min(rounds, 2)} alternating rounds of ${shape.seconds} s, median:
+
+${sideTable}
 `;
 console.log(report);
 writeReport('search-under-load', report);
+writeTargets('search-under-load', [
+  measuredTarget(
+    { path: `REST search, a new time range each request, ${eventsText}-event timeline`, goal: '≥ 0.25× bare node:http, p99 ≤ 10 ms', minRatio: 0.25, maxP99Ms: 10 },
+    serverNode,
+    medianSample(tmsSamples),
+    medianSample(bareSamples),
+  ),
+  {
+    path: `event-loop delay p99 during writes back to back, ${eventsText}-event timeline`,
+    goal: `≤ 10 ms beyond the ${SAMPLING_MS} ms sampling interval`,
+    node: serverNode,
+    value: `${ms(writeDelay)} ms (${ms(writeDelay - SAMPLING_MS)} ms beyond)`,
+    met: writeDelay - SAMPLING_MS <= 10,
+  },
+]);
+const failures = phases.reduce((n, phase) => n + errorsOf(phase.searches) + phase.checks.reduce((m, run) => m + run.errors, 0), 0) + side.bare.errors + side.tms.errors;
+if (failures > 0) {
+  console.error(`${failures} requests failed`);
+  process.exitCode = 1;
+}

@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 
-export const reportsDir = join(import.meta.dirname, '..', 'reports');
+/** `BENCH_REPORTS_DIR` moves them elsewhere (`npm run bench -- --quick` leaves the committed reports alone). */
+export const reportsDir = process.env['BENCH_REPORTS_DIR'] ?? join(import.meta.dirname, '..', 'reports');
 
 export function machineLine(): string {
   const cpu = cpus();

@@ -1,0 +1,64 @@
+// The performance targets a bench measures, each as tms next to its baseline in the same run, written as a
+// table into the bench's report and as JSON that `bench/run.ts` gathers into one table per Node version.
+import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { reportsDir, table } from './report.ts';
+import type { Sample } from './load.ts';
+
+export interface Target {
+  /** What is measured, as the target states it. */
+  path: string;
+  /** The row the target is met against, e.g. "≥ 0.3× bare node:http". */
+  goal: string;
+  /** tms req/s ÷ the baseline's req/s, when the target is a ratio. */
+  minRatio?: number;
+  maxP99Ms?: number;
+}
+
+export interface TargetResult {
+  path: string;
+  goal: string;
+  node: string;
+  ratio?: number;
+  p50?: number;
+  p99?: number;
+  cpuMicros?: number;
+  /** For targets that are not a ratio (a time, a memory figure): the measured value as text. */
+  value?: string;
+  met: boolean;
+}
+
+export function measuredTarget(target: Target, node: string, tms: Sample, baseline?: Sample): TargetResult {
+  const ratio = baseline ? tms.rps / baseline.rps : undefined;
+  const ratioMet = target.minRatio === undefined || (ratio !== undefined && ratio >= target.minRatio);
+  const p99Met = target.maxP99Ms === undefined || tms.p99 <= target.maxP99Ms;
+  return { path: target.path, goal: target.goal, node, ratio, p50: tms.p50, p99: tms.p99, cpuMicros: tms.cpuMicros, met: ratioMet && p99Met };
+}
+
+const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+
+export function targetTable(results: TargetResult[]): string {
+  return table(
+    ['path', 'target', 'Node', 'measured', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'verdict'],
+    results.map((r) => [
+      r.path,
+      r.goal,
+      r.node,
+      r.value ?? `${fixed(r.ratio, 2)}×`,
+      fixed(r.p50, 2),
+      fixed(r.p99, 2),
+      fixed(r.cpuMicros, 0),
+      r.met ? 'met' : '**not met**',
+    ]),
+  );
+}
+
+export function writeTargets(name: string, results: TargetResult[]): void {
+  mkdirSync(reportsDir, { recursive: true });
+  writeFileSync(join(reportsDir, `${name}.targets.json`), JSON.stringify(results, null, 2) + '\n');
+}
+
+export function readTargets(name: string): TargetResult[] {
+  const path = join(reportsDir, `${name}.targets.json`);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as TargetResult[]) : [];
+}
