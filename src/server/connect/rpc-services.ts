@@ -1,13 +1,10 @@
 import { createContextKey, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import { fromJson, toJson, type DescMethod, type DescService, type JsonValue, type Message } from '@bufbuild/protobuf';
-import type { OperationTable } from '../../api/operation.ts';
-import type { Gate } from '../gate.ts';
 import type { RequestState } from '../request-state.ts';
-import { ApiError } from '../../domain/errors.ts';
-import { parseInput } from '../../api/validation.ts';
 import { withDeadline } from '../../api/deadline.ts';
 import { isReusable } from '../../api/reusable-output.ts';
-import { toApiError, toConnectError } from '../errors.ts';
+import { toConnectError } from '../errors.ts';
+import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 
 /** Per-request values the Node adapter hands to every RPC handler. */
 export const requestStateKey = createContextKey<RequestState | undefined>(undefined);
@@ -17,9 +14,7 @@ export const clientAddressKey = createContextKey<string>('unknown');
  * The gRPC / gRPC-Web / Connect face: each RPC of each service decodes its message into the operation's
  * snake_case input, runs the same operation the REST route runs, and encodes the result as the response.
  */
-export interface RpcServiceOptions {
-  operations: OperationTable;
-  gate: Gate;
+export interface RpcServiceOptions extends InvokeDeps {
   /** The server's own limit; a client's shorter gRPC/Connect timeout wins. */
   requestTimeoutMs: number;
 }
@@ -38,35 +33,18 @@ export function registerRpcServices(router: ConnectRouter, services: DescService
 
 function unaryHandler(rpc: string, method: DescMethod, { operations, gate, requestTimeoutMs }: RpcServiceOptions) {
   return async (request: Message, context: HandlerContext): Promise<Message> => {
-    const state = context.values.get(requestStateKey);
-    if (state) {
-      state.route = rpc;
-      state.protocol = protocolOf(context.requestHeader.get('content-type'));
-    }
+    const state = context.values.get(requestStateKey) ?? { requestId: '', protocol: 'connect', route: rpc, code: 'ok' };
+    state.protocol = protocolOf(context.requestHeader.get('content-type'));
+    const call = { rpc, authorization: context.requestHeader.get('authorization') ?? undefined, client: context.values.get(clientAddressKey), state };
     try {
-      const authorization = context.requestHeader.get('authorization') ?? undefined;
-      const client = context.values.get(clientAddressKey);
-      const principal = await gate.admit(authorization, client, rpc);
-      if (state) {
-        state.credentialId = principal.credentialId;
-        state.account = principal.account;
-      }
-      const operation = operations.get(rpc);
-      if (!operation) throw new ApiError('unimplemented', `${rpc} is not implemented yet`);
-      const input = toJson(method.input, request, { useProtoFieldName: true });
       const output = await withDeadline(
-        operation.run({ principal, requestId: state?.requestId ?? '', client, authorization }, parseInput(operation.input, input)),
+        invoke({ operations, gate }, call, () => toJson(method.input, request, { useProtoFieldName: true })),
         Math.min(requestTimeoutMs, context.timeoutMs() ?? Infinity),
       );
-      if (state) state.code = 'ok';
+      state.code = 'ok';
       return responseMessage(method, output);
     } catch (thrown) {
-      const error = toApiError(thrown);
-      if (state) {
-        state.code = error.code;
-        if (error !== thrown && (error.code === 'internal' || error.code === 'unavailable')) state.failure = thrown;
-      }
-      throw toConnectError(error);
+      throw toConnectError(failedCall(state, thrown));
     }
   };
 }
@@ -77,7 +55,7 @@ const messages = new WeakMap<object, Map<DescMethod, Message>>();
  * A reusable output (a search page served again) never changes, so its decoded message is kept with it,
  * per method: two RPCs may share an output but not a response type.
  */
-function responseMessage(method: DescMethod, output: object): Message {
+export function responseMessage(method: DescMethod, output: object): Message {
   if (!isReusable(output)) return fromJson(method.output, output as JsonValue);
   let byMethod = messages.get(output);
   if (!byMethod) messages.set(output, (byMethod = new Map()));

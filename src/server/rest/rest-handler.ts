@@ -1,17 +1,13 @@
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
-import type { OperationTable } from '../../api/operation.ts';
-import type { Gate } from '../gate.ts';
 import type { RequestState } from '../request-state.ts';
 import type { RestRoute } from './routes.ts';
-import { ApiError, invalidArgument } from '../../domain/errors.ts';
-import { parseInput } from '../../api/validation.ts';
+import { invalidArgument } from '../../domain/errors.ts';
+import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
-import { REQUEST_BODY, toApiError, unsupportedContentType } from '../errors.ts';
+import { REQUEST_BODY, unsupportedContentType } from '../errors.ts';
 import { clientAddress, closeIfBodyUnread, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
 
-export interface RestDeps {
-  operations: OperationTable;
-  gate: Gate;
+export interface RestDeps extends InvokeDeps {
   bodyLimitBytes: number;
   requestTimeoutMs: number;
 }
@@ -26,23 +22,17 @@ export async function serveRest(
   state: RequestState,
   deps: RestDeps,
 ): Promise<void> {
-  state.route = route.rpc;
   let deadline: Deadline | undefined;
   try {
-    const authorization = headerValue(req, 'authorization');
-    const client = clientAddress(req);
-    const principal = await deps.gate.admit(authorization, client, route.rpc);
-    state.credentialId = principal.credentialId;
-    state.account = principal.account;
-    const operation = deps.operations.get(route.rpc);
-    if (!operation) throw new ApiError('unimplemented', `${route.rpc} is not implemented yet`);
-    // The deadline covers reading the body too: a client trickling it cannot hold the request longer.
-    deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error, closeIfBodyUnread(req)));
-    const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
-    const fields = mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
-    const output = await operation.run({ principal, requestId: state.requestId, client, authorization }, parseInput(operation.input, fields));
-    if (deadline.expired) return;
-    deadline.clear();
+    const call = { rpc: route.rpc, authorization: headerValue(req, 'authorization'), client: clientAddress(req), state };
+    const output = await invoke(deps, call, async () => {
+      // The deadline covers reading the body too: a client trickling it cannot hold the request longer.
+      deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error, closeIfBodyUnread(req)));
+      const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
+      return mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
+    });
+    if (deadline?.expired) return;
+    deadline?.clear();
     state.code = 'ok';
     sendJson(res, 200, output, { 'x-request-id': state.requestId });
   } catch (thrown) {
@@ -53,12 +43,8 @@ export async function serveRest(
 }
 
 function answerError(res: AnyResponse, state: RequestState, thrown: unknown, headers: Record<string, string> = {}): void {
-  const error = toApiError(thrown);
-  state.code = error.code;
-  if (error !== thrown && (error.code === 'internal' || error.code === 'unavailable')) state.failure = thrown;
-  sendError(res, error, { 'x-request-id': state.requestId, ...headers });
+  sendError(res, failedCall(state, thrown), { 'x-request-id': state.requestId, ...headers });
 }
-
 
 function parseJsonBody(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
   if (raw.length === 0) return {};
