@@ -1,5 +1,6 @@
 // REST, Connect and gRPC next to bare servers, in one run, alternating rounds; one table per target.
 // Usage: node --import tsx bench/http.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_NODE, BENCH_QUICK)
+// BENCH_SCENARIOS=gRPC,bare (parts of scenario names) runs only those and prints them, writing no report.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -123,6 +124,9 @@ const scenarios: Record<string, () => Promise<Sample>> = {
     ),
 };
 
+const only = process.env['BENCH_SCENARIOS']?.split(',').filter(Boolean);
+if (only) for (const name of Object.keys(scenarios)) if (!only.some((part) => name.includes(part))) delete scenarios[name];
+
 // Round 0 warms the JIT of every server and is not recorded (a quick run records it: it has no other).
 const samples = new Map<string, Sample[]>();
 for (let round = quick ? 1 : 0; round <= rounds; round++) {
@@ -137,6 +141,7 @@ await Promise.all([searchTms.stop(), writeTms.stop(), bare.stop(), bareGrpc.stop
 await Promise.all([searchDir, writeDir, bareWriteDir].map((dir) => rm(dir, { recursive: true, force: true })));
 
 const medianOf = (name: string): Sample => medianSample(samples.get(name)!);
+if (only) process.exit(0);
 
 const targets: [Target, string, string][] = [
   [{ path: `${DISTINCT}, 10^3-event timeline`, goal: '≥ 0.3× bare node:http, p99 ≤ 10 ms', minRatio: 0.3, maxP99Ms: 10 }, DISTINCT, BARE],

@@ -21,6 +21,7 @@ import { buildOpenApi } from './server/rest/openapi.ts';
 import { plainRoutes } from './server/plain/plain-routes.ts';
 import { Readiness } from './server/readiness.ts';
 import { startingHandler } from './server/starting-handler.ts';
+import { createGrpcUnary } from './server/grpc/unary.ts';
 import { registerRpcServices, requestStateKey, clientAddressKey } from './server/connect/rpc-services.ts';
 import { rpcMethods, tmsServices } from './server/connect/services.ts';
 import { HealthState, registerHealth } from './server/grpc-infra/health.ts';
@@ -114,6 +115,14 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       bodyLimitBytes: config.bodyLimitBytes,
       requestTimeoutMs: config.requestTimeoutMs,
       rpcHandler,
+      grpcUnary: createGrpcUnary({
+        services: tmsServices,
+        operations,
+        gate,
+        requestTimeoutMs: config.requestTimeoutMs,
+        readMaxBytes: config.bodyLimitBytes,
+        compressMinBytes: COMPRESS_MIN_BYTES,
+      }),
       plainRoutes: new Map([...plainRoutes(readiness, metrics, openapi), ...consoleSite.exact]),
       prefixRoutes: [consoleSite.prefix],
       logger,

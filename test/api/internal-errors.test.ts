@@ -35,6 +35,7 @@ test('an unexpected error answers "internal" without its text, and the log line 
     bodyLimitBytes: 1024,
     requestTimeoutMs: 1000,
     rpcHandler: (_req, res) => res.end(),
+    grpcUnary: () => false,
     plainRoutes: new Map(),
     prefixRoutes: [],
     logger: pino({ level: 'info' }, sink),

@@ -1,0 +1,167 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { fromBinary, toBinary, toJson, type DescMethod, type DescService } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { parseTimeout, setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
+import type { AnyRequest, AnyResponse } from '../one-port.ts';
+import type { RequestState } from '../request-state.ts';
+import { withDeadline } from '../../api/deadline.ts';
+import { isReusable } from '../../api/reusable-output.ts';
+import { toApiError, toConnectError } from '../errors.ts';
+import { clientAddress, headerValue } from '../http-io.ts';
+import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
+import { responseMessage } from '../connect/rpc-services.ts';
+
+export interface GrpcUnaryOptions extends InvokeDeps {
+  /** The services whose unary methods this serves. */
+  services: readonly DescService[];
+  requestTimeoutMs: number;
+  /** The largest request message accepted, as connect-node's `readMaxBytes`. */
+  readMaxBytes: number;
+  /** Replies at least this long are gzipped when the client accepts gzip, as connect-node's `compressMinBytes`. */
+  compressMinBytes: number;
+}
+
+/** Serves one request, or answers false for connect-node to serve it. */
+export type GrpcUnaryHandler = (req: AnyRequest, res: AnyResponse, path: string, state: RequestState) => boolean;
+
+const HEADER_BYTES = 5;
+const COMPRESSED = 0b1;
+const PLAIN_GRPC = /^application\/grpc(?:\+proto)?$/i;
+const gzipped = promisify(gzip);
+
+/**
+ * Plain unary gRPC (binary, uncompressed request, HTTP/2), the calls backend services make, served without
+ * connect-node's streaming machinery: one envelope in, one out, through the same `invoke` every face uses.
+ * Every other gRPC call (compressed requests, health, reflection, streams) and every other protocol go to
+ * connect-node, whose answers this matches: the same status codes, messages and trailers.
+ */
+export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnaryHandler {
+  const methods = new Map<string, DescMethod>(
+    options.services.flatMap((service) => service.methods.filter((method) => method.methodKind === 'unary').map((method) => [`/${service.typeName}/${method.name}`, method] as const)),
+  );
+  return (req, res, path, state) => {
+    const method = methods.get(path);
+    if (method === undefined || req.httpVersionMajor !== 2) return false;
+    if (!PLAIN_GRPC.test(headerValue(req, 'content-type') ?? '')) return false;
+    const encoding = headerValue(req, 'grpc-encoding');
+    if (encoding !== undefined && encoding !== 'identity') return false;
+    state.protocol = 'grpc';
+    serve(options, method, req, res, state).catch((thrown: unknown) => {
+      // Only a broken connection gets here; the request log records it as canceled.
+      res.destroy(thrown instanceof Error ? thrown : undefined);
+    });
+    return true;
+  };
+}
+
+async function serve(options: GrpcUnaryOptions, method: DescMethod, req: AnyRequest, res: AnyResponse, state: RequestState): Promise<void> {
+  const rpc = `${method.parent.typeName}.${method.name}`;
+  state.route = rpc;
+  const call = { rpc, authorization: headerValue(req, 'authorization'), client: clientAddress(req), state };
+  const acceptsGzip = (headerValue(req, 'grpc-accept-encoding') ?? '').split(',').some((name) => name.trim() === 'gzip');
+  try {
+    const timeout = parseTimeout(headerValue(req, 'grpc-timeout') ?? null, Number.MAX_SAFE_INTEGER);
+    if (timeout.error) {
+      req.resume();
+      throw timeout.error;
+    }
+    const body = readMessage(req, options.readMaxBytes);
+    // Read while the caller is admitted; a caller turned away never awaits it.
+    body.catch(() => undefined);
+    const output = await withDeadline(
+      invoke(options, call, async () => toJson(method.input, parseMessage(method, await body), { useProtoFieldName: true })),
+      Math.min(options.requestTimeoutMs, timeout.timeoutMs ?? Infinity),
+    );
+    const reply = replyBytes(method, output);
+    const compressed = acceptsGzip && reply.length >= options.compressMinBytes;
+    const data = compressed ? await gzipped(reply) : reply;
+    state.code = 'ok';
+    res.writeHead(200, { 'content-type': 'application/grpc+proto', ...(compressed && { 'grpc-encoding': 'gzip' }) });
+    res.addTrailers({ 'grpc-status': '0' });
+    res.end(envelope(compressed ? COMPRESSED : 0, data));
+  } catch (thrown) {
+    const error = thrown instanceof ConnectError ? noteProtocolError(state, thrown) : toConnectError(failedCall(state, thrown));
+    res.writeHead(200, { 'content-type': 'application/grpc+proto' });
+    const trailers: Record<string, string> = {};
+    setTrailerStatus(new Headers(), error).forEach((value, name) => (trailers[name] = value));
+    res.addTrailers(trailers);
+    res.end();
+  }
+}
+
+/** A framing or timeout error, in connect-node's words: the client's fault, so the log gets only its code. */
+function noteProtocolError(state: RequestState, error: ConnectError): ConnectError {
+  state.code = toApiError(error).code;
+  return error;
+}
+
+/** The request's one enveloped message, refused as soon as its header declares more than the limit. */
+function readMessage(req: AnyRequest, limit: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let checked = false;
+    const refuse = (error: ConnectError) => {
+      req.removeAllListeners('data');
+      req.resume();
+      reject(error);
+    };
+    req.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (!checked && size >= HEADER_BYTES) {
+        checked = true;
+        const declared = (chunks.length === 1 ? chunk : Buffer.concat(chunks)).readUInt32BE(1);
+        if (declared > limit) refuse(new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
+      }
+    });
+    req.once('end', () => {
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      try {
+        resolve(unwrap(bytes));
+      } catch (error) {
+        reject(error as Error);
+      }
+    });
+    req.once('error', reject);
+  });
+}
+
+function unwrap(bytes: Buffer): Uint8Array {
+  if (bytes.length === 0) throw new ConnectError('protocol error: missing input message for unary method', Code.Unimplemented);
+  if (bytes.length < HEADER_BYTES) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
+  const end = HEADER_BYTES + bytes.readUInt32BE(1);
+  if (bytes.length < end) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
+  if (bytes.length > end) throw new ConnectError('protocol error: received extra input message for unary method', Code.Unimplemented);
+  if (bytes[0]! & COMPRESSED) throw new ConnectError('received compressed envelope, but do not know how to decompress', Code.Internal);
+  return bytes.subarray(HEADER_BYTES);
+}
+
+function parseMessage(method: DescMethod, data: Uint8Array) {
+  try {
+    return fromBinary(method.input, data);
+  } catch (error) {
+    throw new ConnectError(`parse binary: ${error instanceof Error ? error.message : String(error)}`, Code.Internal);
+  }
+}
+
+const encoded = new WeakMap<object, Map<DescMethod, Uint8Array>>();
+
+/** The reply's protobuf bytes; a reusable output (a search page served again) keeps them per method. */
+function replyBytes(method: DescMethod, output: object): Uint8Array {
+  if (!isReusable(output)) return toBinary(method.output, responseMessage(method, output));
+  let byMethod = encoded.get(output);
+  if (!byMethod) encoded.set(output, (byMethod = new Map()));
+  let bytes = byMethod.get(method);
+  if (!bytes) byMethod.set(method, (bytes = toBinary(method.output, responseMessage(method, output))));
+  return bytes;
+}
+
+function envelope(flags: number, data: Uint8Array): Buffer {
+  const bytes = Buffer.allocUnsafe(HEADER_BYTES + data.length);
+  bytes[0] = flags;
+  bytes.writeUInt32BE(data.length, 1);
+  bytes.set(data, HEADER_BYTES);
+  return bytes;
+}
