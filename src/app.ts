@@ -22,7 +22,9 @@ import { plainRoutes } from './server/plain/plain-routes.ts';
 import { Readiness } from './server/readiness.ts';
 import { startingHandler } from './server/starting-handler.ts';
 import { createGrpcUnary } from './server/grpc/unary.ts';
-import { registerRpcServices, requestStateKey, clientAddressKey } from './server/connect/rpc-services.ts';
+import { createConnectUnary } from './server/connect/unary.ts';
+import { firstThatServes, unaryMethodsByPath } from './server/unary-rpc.ts';
+import { RPC_JSON_OPTIONS, registerRpcServices, requestStateKey, clientAddressKey } from './server/connect/rpc-services.ts';
 import { rpcMethods, tmsServices } from './server/connect/services.ts';
 import { HealthState, registerHealth } from './server/grpc-infra/health.ts';
 import { registerReflection } from './server/grpc-infra/reflection.ts';
@@ -88,9 +90,16 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     assertCovered(rpcMethods.keys());
     const gate = createGate(access, new RateLimiter({ ratePerSecond: config.rateLimit }));
 
+    const unaryOptions = {
+      methods: unaryMethodsByPath(tmsServices),
+      operations,
+      gate,
+      requestTimeoutMs: config.requestTimeoutMs,
+      readMaxBytes: config.bodyLimitBytes,
+      compressMinBytes: COMPRESS_MIN_BYTES,
+    };
     const rpcHandler = connectNodeAdapter({
-      // Connect JSON uses the spec's snake_case names, exactly as REST does.
-      jsonOptions: { useProtoFieldName: true, alwaysEmitImplicit: true },
+      jsonOptions: RPC_JSON_OPTIONS,
       // The same body limit as REST (an oversized message is refused with resource_exhausted).
       readMaxBytes: config.bodyLimitBytes,
       // Pages of a few dozen events are cheaper to send than to gzip; big pages are still compressed.
@@ -115,14 +124,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       bodyLimitBytes: config.bodyLimitBytes,
       requestTimeoutMs: config.requestTimeoutMs,
       rpcHandler,
-      grpcUnary: createGrpcUnary({
-        services: tmsServices,
-        operations,
-        gate,
-        requestTimeoutMs: config.requestTimeoutMs,
-        readMaxBytes: config.bodyLimitBytes,
-        compressMinBytes: COMPRESS_MIN_BYTES,
-      }),
+      unaryRpc: firstThatServes(createGrpcUnary(unaryOptions), createConnectUnary(unaryOptions)),
       plainRoutes: new Map([...plainRoutes(readiness, metrics, openapi), ...consoleSite.exact]),
       prefixRoutes: [consoleSite.prefix],
       logger,

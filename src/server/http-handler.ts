@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RequestState } from './request-state.ts';
 import type { RestRouter } from './rest/router.ts';
-import type { GrpcUnaryHandler } from './grpc/unary.ts';
+import type { UnaryRpcHandler } from './unary-rpc.ts';
 import { ApiError } from '../domain/errors.ts';
 import { unsupportedContentType } from './errors.ts';
 import { requestStateOf, setRequestState } from './request-state.ts';
@@ -19,8 +19,8 @@ export interface HttpHandlerDeps extends RestDeps {
   restRouter: RestRouter;
   /** Serves gRPC, gRPC-Web and Connect (paths `/<package>.<Service>/<Method>`). */
   rpcHandler: RequestHandler;
-  /** Plain unary gRPC calls, before `rpcHandler`. */
-  grpcUnary: GrpcUnaryHandler;
+  /** Unary calls it takes (plain gRPC, uncompressed Connect), before `rpcHandler`. */
+  unaryRpc: UnaryRpcHandler;
   plainRoutes: ReadonlyMap<string, PlainRoute>;
   /** Prefix routes (e.g. `/console/`) tried after exact plain routes. */
   prefixRoutes: ReadonlyArray<[string, PlainRoute]>;
@@ -77,7 +77,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
         sendError(res, unsupportedContentType('application/json or application/proto (Connect), application/grpc (gRPC) or application/grpc-web (gRPC-Web)', contentType));
         return;
       }
-      if (!deps.grpcUnary(req, res, path, state)) deps.rpcHandler(req, res);
+      if (!deps.unaryRpc(req, res, path, state)) deps.rpcHandler(req, res);
       return;
     }
     const plain = deps.plainRoutes.get(path) ?? deps.prefixRoutes.find(([prefix]) => path.startsWith(prefix))?.[1];

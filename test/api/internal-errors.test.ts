@@ -35,7 +35,7 @@ test('an unexpected error answers "internal" without its text, and the log line 
     bodyLimitBytes: 1024,
     requestTimeoutMs: 1000,
     rpcHandler: (_req, res) => res.end(),
-    grpcUnary: () => false,
+    unaryRpc: () => false,
     plainRoutes: new Map(),
     prefixRoutes: [],
     logger: pino({ level: 'info' }, sink),

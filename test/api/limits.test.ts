@@ -78,7 +78,7 @@ bodies.after(async (ctx) => {
 });
 
 /** Sends a request whose body never finishes and reads everything the server sends until it closes the connection. */
-function sendUnfinishedBody(server: TestServer, path: string): Promise<string> {
+function sendUnfinishedBody(server: TestServer, path: string, contentType = 'application/json', framing = ''): Promise<string> {
   const socket = connect(server.port, '127.0.0.1');
   let text = '';
   socket.setEncoding('utf8');
@@ -87,7 +87,7 @@ function sendUnfinishedBody(server: TestServer, path: string): Promise<string> {
   socket.setTimeout(BODY_TIMEOUT_MS * 10, () => socket.destroy());
   socket.write(
     `POST ${path} HTTP/1.1\r\nHost: tms\r\nAuthorization: Bearer ${ADMIN_KEY}` +
-      '\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"base_timeline_id": ',
+      `\r\nContent-Type: ${contentType}\r\nContent-Length: 100\r\n\r\n${framing}{"base_timeline_id": `,
   );
   return new Promise((resolve) => socket.once('close', () => resolve(text)));
 }
@@ -102,8 +102,21 @@ bodies('REST: a body that never finishes arriving gets one 504 deadline_exceeded
   assert.is(list.json.timelines.length, 1, 'nothing was created');
 });
 
-bodies('Connect: a body that never finishes arriving gets one 408 deadline_exceeded, then the connection closes', async ({ server }) => {
+bodies('Connect: a body that never finishes arriving gets one 504 deadline_exceeded, then the connection closes', async ({ server }) => {
   const text = await sendUnfinishedBody(server, '/tms.v1.TimelineService/CreateTimeline');
+  assert.match(text, /^HTTP\/1\.1 504 /);
+  assert.is(text.match(/HTTP\/1\.1 /g)?.length, 1, `one answer on the connection, got: ${text}`);
+  assert.match(text, /\r\nconnection: close\r\n/i);
+  assert.match(text, /"code":"deadline_exceeded"/);
+  const list = await call(server, 'GET', '/v1/timelines');
+  assert.is(list.json.timelines.length, 1, 'nothing was created');
+});
+
+/** A gRPC-Web envelope header: no flags, a 95-byte message (the rest of the 100-byte body). */
+const ENVELOPE_OF_95_BYTES = '\0\0\0\0_';
+
+bodies('gRPC-Web: a body that never finishes arriving gets one 408 deadline_exceeded, then the connection closes', async ({ server }) => {
+  const text = await sendUnfinishedBody(server, '/tms.v1.TimelineService/CreateTimeline', 'application/grpc-web+json', ENVELOPE_OF_95_BYTES);
   assert.match(text, /^HTTP\/1\.1 408 /);
   assert.is(text.match(/HTTP\/1\.1 /g)?.length, 1, `one answer on the connection, got: ${text}`);
   assert.match(text, /"code":"deadline_exceeded"/);

@@ -6,6 +6,9 @@ import { isReusable } from '../../api/reusable-output.ts';
 import { toConnectError } from '../errors.ts';
 import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 
+/** Connect JSON uses the spec's snake_case names, exactly as REST does, and shows every field. */
+export const RPC_JSON_OPTIONS = { useProtoFieldName: true, alwaysEmitImplicit: true } as const;
+
 /** Per-request values the Node adapter hands to every RPC handler. */
 export const requestStateKey = createContextKey<RequestState | undefined>(undefined);
 export const clientAddressKey = createContextKey<string>('unknown');

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { fromBinary, toBinary, toJson, type DescMethod, type DescService } from '@bufbuild/protobuf';
+import { fromBinary, toBinary, toJson, type DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { parseTimeout, setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
@@ -9,21 +9,9 @@ import { withDeadline } from '../../api/deadline.ts';
 import { isReusable } from '../../api/reusable-output.ts';
 import { toApiError, toConnectError } from '../errors.ts';
 import { clientAddress, headerValue } from '../http-io.ts';
-import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
+import { failedCall, invoke } from '../invoke.ts';
+import type { UnaryRpcHandler, UnaryRpcOptions } from '../unary-rpc.ts';
 import { responseMessage } from '../connect/rpc-services.ts';
-
-export interface GrpcUnaryOptions extends InvokeDeps {
-  /** The services whose unary methods this serves. */
-  services: readonly DescService[];
-  requestTimeoutMs: number;
-  /** The largest request message accepted, as connect-node's `readMaxBytes`. */
-  readMaxBytes: number;
-  /** Replies at least this long are gzipped when the client accepts gzip, as connect-node's `compressMinBytes`. */
-  compressMinBytes: number;
-}
-
-/** Serves one request, or answers false for connect-node to serve it. */
-export type GrpcUnaryHandler = (req: AnyRequest, res: AnyResponse, path: string, state: RequestState) => boolean;
 
 const HEADER_BYTES = 5;
 const COMPRESSED = 0b1;
@@ -36,12 +24,9 @@ const gzipped = promisify(gzip);
  * Every other gRPC call (compressed requests, health, reflection, streams) and every other protocol go to
  * connect-node, whose answers this matches: the same status codes, messages and trailers.
  */
-export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnaryHandler {
-  const methods = new Map<string, DescMethod>(
-    options.services.flatMap((service) => service.methods.filter((method) => method.methodKind === 'unary').map((method) => [`/${service.typeName}/${method.name}`, method] as const)),
-  );
+export function createGrpcUnary(options: UnaryRpcOptions): UnaryRpcHandler {
   return (req, res, path, state) => {
-    const method = methods.get(path);
+    const method = options.methods.get(path);
     if (method === undefined || req.httpVersionMajor !== 2) return false;
     if (!PLAIN_GRPC.test(headerValue(req, 'content-type') ?? '')) return false;
     const encoding = headerValue(req, 'grpc-encoding');
@@ -55,7 +40,7 @@ export function createGrpcUnary(options: GrpcUnaryOptions): GrpcUnaryHandler {
   };
 }
 
-async function serve(options: GrpcUnaryOptions, method: DescMethod, req: AnyRequest, res: AnyResponse, state: RequestState): Promise<void> {
+async function serve(options: UnaryRpcOptions, method: DescMethod, req: AnyRequest, res: AnyResponse, state: RequestState): Promise<void> {
   const rpc = `${method.parent.typeName}.${method.name}`;
   state.route = rpc;
   const call = { rpc, authorization: headerValue(req, 'authorization'), client: clientAddress(req), state };

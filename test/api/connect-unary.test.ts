@@ -1,0 +1,101 @@
+// Connect unary calls: the uncompressed ones (served by tms's own Connect path) and compressed ones (served by
+// connect-node) answer alike, and each malformed call gets connect-node's status, code and message.
+import { request } from 'node:http';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SearchEventsRequestSchema, SearchEventsResponseSchema } from '../../src/gen/tms/v1/event_service_pb.ts';
+import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
+
+const SEARCH = '/tms.v1.EventService/SearchEvents';
+const QUERY = { time_range: '1000-01-01T00:00:00Z/2100-01-01T00:00:00Z', page_size: 5 };
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** A POST whose answer is kept as bytes (it may be gzipped or binary). */
+function post(port: number, path: string, body: Buffer, headers: Record<string, string>): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-length': String(body.length), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const connect = suite<{ server: TestServer }>('Connect unary calls');
+
+connect.before(async (context) => {
+  context.server = await startTestServer({ bodyLimitBytes: 16 * 1024, maxPageSize: 200 });
+});
+
+connect.after(async ({ server }) => {
+  await server.stop();
+});
+
+connect('an uncompressed call and a gzip-compressed one (connect-node) get the same answer, in JSON and in binary', async ({ server }) => {
+  const json = Buffer.from(JSON.stringify(QUERY));
+  const plain = await post(server.port, SEARCH, json, { 'content-type': 'application/json' });
+  const zipped = await post(server.port, SEARCH, gzipSync(json), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+  assert.is(plain.status, 200);
+  assert.is(plain.headers['content-type'], 'application/json');
+  assert.equal(JSON.parse(plain.body.toString()), JSON.parse(zipped.body.toString()));
+  assert.is(JSON.parse(plain.body.toString()).events.length, 5);
+
+  const message = Buffer.from(toBinary(SearchEventsRequestSchema, create(SearchEventsRequestSchema, { timeRange: QUERY.time_range, pageSize: 5 })));
+  const binary = await post(server.port, SEARCH, message, { 'content-type': 'application/proto' });
+  const binaryZipped = await post(server.port, SEARCH, gzipSync(message), { 'content-type': 'application/proto', 'content-encoding': 'gzip' });
+  assert.is(binary.status, 200);
+  assert.is(binary.headers['content-type'], 'application/proto');
+  assert.ok(binary.body.equals(binaryZipped.body));
+  assert.is(fromBinary(SearchEventsResponseSchema, binary.body).events.length, 5);
+});
+
+connect('an answer of 32 KiB or more is gzipped for a client that accepts gzip, and only then', async ({ server }) => {
+  const json = Buffer.from(JSON.stringify({ ...QUERY, page_size: 200 }));
+  const zipped = await post(server.port, SEARCH, json, { 'content-type': 'application/json', 'accept-encoding': 'gzip' });
+  const plain = await post(server.port, SEARCH, json, { 'content-type': 'application/json' });
+  assert.is(zipped.status, 200);
+  assert.is(zipped.headers['content-encoding'], 'gzip');
+  assert.is(plain.headers['content-encoding'], undefined);
+  assert.ok(plain.body.length >= 32 * 1024, `a big answer (${plain.body.length} bytes)`);
+  assert.ok(gunzipSync(zipped.body).equals(plain.body));
+});
+
+connect('unknown fields are ignored, and proto-JSON names in camelCase are read, as connect-node does', async ({ server }) => {
+  const res = await call(server, 'POST', SEARCH, { body: { timeRange: QUERY.time_range, pageSize: 2, not_a_field: 1 } });
+  assert.is(res.status, 200);
+  assert.is(res.json.events.length, 2);
+});
+
+const refusals: [string, string | Buffer, Record<string, string>, number, string, string][] = [
+  ['a body that is not JSON', '{"page_size": ', {}, 400, 'invalid_argument', 'Unexpected end of JSON input'],
+  ['a field of the wrong type', '{"page_size": "abc"}', {}, 400, 'invalid_argument', 'cannot decode field tms.v1.SearchEventsRequest.page_size from JSON'],
+  ['bytes that are not the request message', Buffer.from([0xff, 0xff, 0xff]), { 'content-type': 'application/proto' }, 500, 'internal', 'parse binary: '],
+  ['a body over the size limit', JSON.stringify({ location: 'x'.repeat(20_000) }), {}, 429, 'resource_exhausted', 'message size 20015 is larger than configured readMaxBytes 16384'],
+  ['a bad connect-timeout-ms', JSON.stringify(QUERY), { 'connect-timeout-ms': 'soon' }, 400, 'invalid_argument', 'protocol error: invalid connect timeout value: soon'],
+  ['no key', JSON.stringify(QUERY), { authorization: '' }, 401, 'unauthenticated', 'missing Authorization: Bearer'],
+  ['an input the operation refuses', '{"page_size": -1}', {}, 400, 'invalid_argument', 'page_size'],
+];
+
+for (const [what, body, headers, status, code, message] of refusals) {
+  connect(`${what}: ${status} ${code}, "${message}"`, async ({ server }) => {
+    const res = await call(server, 'POST', SEARCH, { rawBody: body, headers: { 'content-type': 'application/json', ...headers } });
+    assert.is(res.status, status);
+    assert.is(res.headers['content-type'], 'application/json');
+    assert.is(res.json.code, code);
+    assert.ok(String(res.json.message).includes(message), `${res.json.message} names ${message}`);
+  });
+}
+
+connect.run();
