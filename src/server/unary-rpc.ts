@@ -1,4 +1,11 @@
-import type { DescMethod, DescService } from '@bufbuild/protobuf';
+import { fromBinary, toBinary, toJson, toJsonString, type DescMethod, type DescService, type Message } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { withDeadline } from '../api/deadline.ts';
+import { encodedOnce } from '../api/reusable-output.ts';
+import { toApiError, toConnectError } from './errors.ts';
+import { clientAddress, headerValue } from './http-io.ts';
+import { failedCall, invoke } from './invoke.ts';
+import { RPC_JSON_OPTIONS, responseMessage } from './connect/rpc-services.ts';
 import type { AnyRequest, AnyResponse } from './one-port.ts';
 import type { RequestState } from './request-state.ts';
 import type { InvokeDeps } from './invoke.ts';
@@ -30,3 +37,55 @@ export const firstThatServes =
   (...handlers: UnaryRpcHandler[]): UnaryRpcHandler =>
   (req, res, path, state) =>
     handlers.some((handler) => handler(req, res, path, state));
+
+/**
+ * The call's output, through `invoke`, within the server's time limit or the client's shorter one. The request
+ * message is read while the caller is admitted; a caller turned away never awaits it.
+ */
+export function invokeUnary(
+  options: UnaryRpcOptions,
+  method: DescMethod,
+  req: AnyRequest,
+  state: RequestState,
+  clientTimeoutMs: number | undefined,
+  message: Promise<Message>,
+): Promise<object> {
+  message.catch(() => undefined);
+  const call = { rpc: `${method.parent.typeName}.${method.name}`, authorization: headerValue(req, 'authorization'), client: clientAddress(req), state };
+  return withDeadline(
+    invoke(options, call, async () => toJson(method.input, await message, { useProtoFieldName: true })),
+    Math.min(options.requestTimeoutMs, clientTimeoutMs ?? Infinity),
+  );
+}
+
+/**
+ * The error a failed call answers with. A framing, timeout or decoding error is in connect-node's words and the
+ * client's fault, so the log gets only its code.
+ */
+export function unaryError(state: RequestState, thrown: unknown): ConnectError {
+  if (!(thrown instanceof ConnectError)) return toConnectError(failedCall(state, thrown));
+  state.code = toApiError(thrown).code;
+  return thrown;
+}
+
+type ReplyFormat = 'protobuf' | 'json';
+const replyForms = new WeakMap<DescMethod, Record<ReplyFormat, object>>();
+
+/** A reply's bytes; a reusable output (a search page served again) keeps them per method and format. */
+export function replyBytes(method: DescMethod, format: ReplyFormat, output: object): Uint8Array {
+  let forms = replyForms.get(method);
+  if (!forms) replyForms.set(method, (forms = { protobuf: {}, json: {} }));
+  return encodedOnce(output, forms[format], () => {
+    const message = responseMessage(method, output);
+    return format === 'protobuf' ? toBinary(method.output, message) : Buffer.from(toJsonString(method.output, message, RPC_JSON_OPTIONS));
+  });
+}
+
+/** The request message from protobuf bytes; bytes that are not one fail as connect-node says. */
+export function parseBinary(method: DescMethod, bytes: Uint8Array): Message {
+  try {
+    return fromBinary(method.input, bytes);
+  } catch (error) {
+    throw new ConnectError(`parse binary: ${error instanceof Error ? error.message : String(error)}`, Code.Internal);
+  }
+}

@@ -2,7 +2,7 @@ import { createContextKey, type ConnectRouter, type HandlerContext, type Service
 import { fromJson, toJson, type DescMethod, type DescService, type JsonValue, type Message } from '@bufbuild/protobuf';
 import type { RequestState } from '../request-state.ts';
 import { withDeadline } from '../../api/deadline.ts';
-import { isReusable } from '../../api/reusable-output.ts';
+import { encodedOnce } from '../../api/reusable-output.ts';
 import { toConnectError } from '../errors.ts';
 import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 
@@ -52,19 +52,12 @@ function unaryHandler(rpc: string, method: DescMethod, { operations, gate, reque
   };
 }
 
-const messages = new WeakMap<object, Map<DescMethod, Message>>();
-
 /**
  * A reusable output (a search page served again) never changes, so its decoded message is kept with it,
  * per method: two RPCs may share an output but not a response type.
  */
 export function responseMessage(method: DescMethod, output: object): Message {
-  if (!isReusable(output)) return fromJson(method.output, output as JsonValue);
-  let byMethod = messages.get(output);
-  if (!byMethod) messages.set(output, (byMethod = new Map()));
-  let message = byMethod.get(method);
-  if (!message) byMethod.set(method, (message = fromJson(method.output, output as JsonValue)));
-  return message;
+  return encodedOnce(output, method, () => fromJson(method.output, output as JsonValue));
 }
 
 function protocolOf(contentType: string | null): RequestState['protocol'] {

@@ -1,17 +1,13 @@
 import { promisify } from 'node:util';
 import { brotliCompress, gzip } from 'node:zlib';
-import { fromBinary, fromJsonString, toBinary, toJson, toJsonString, type DescMethod, type JsonWriteOptions, type Message } from '@bufbuild/protobuf';
+import { fromJsonString, type DescMethod, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
-import type { UnaryRpcHandler, UnaryRpcOptions } from '../unary-rpc.ts';
-import { withDeadline } from '../../api/deadline.ts';
-import { isReusable } from '../../api/reusable-output.ts';
-import { toApiError, toConnectError } from '../errors.ts';
-import { clientAddress, closeIfBodyUnread, headerValue } from '../http-io.ts';
-import { failedCall, invoke } from '../invoke.ts';
-import { RPC_JSON_OPTIONS, responseMessage } from './rpc-services.ts';
+import { invokeUnary, parseBinary, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
+import { closeIfBodyUnread, headerValue } from '../http-io.ts';
+import { RPC_JSON_OPTIONS } from './rpc-services.ts';
 
 const UNARY_JSON = /^application\/json(?:; ?charset=utf-?8)?$/i;
 const UNARY_PROTO = /^application\/proto$/i;
@@ -34,15 +30,13 @@ export function createConnectUnary(options: UnaryRpcOptions): UnaryRpcHandler {
     const encoding = headerValue(req, 'content-encoding');
     if (encoding !== undefined && encoding !== 'identity') return false;
     state.protocol = 'connect';
+    state.route = `${method.parent.typeName}.${method.name}`;
     serve(options, method, binary, req, res, state).catch((thrown: unknown) => res.destroy(thrown instanceof Error ? thrown : undefined));
     return true;
   };
 }
 
 async function serve(options: UnaryRpcOptions, method: DescMethod, binary: boolean, req: AnyRequest, res: AnyResponse, state: RequestState): Promise<void> {
-  const rpc = `${method.parent.typeName}.${method.name}`;
-  state.route = rpc;
-  const call = { rpc, authorization: headerValue(req, 'authorization'), client: clientAddress(req), state };
   const encoding = responseEncoding(headerValue(req, 'accept-encoding'));
   let status = 200;
   let body: Uint8Array;
@@ -50,18 +44,13 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, binary: boole
   try {
     const timeout = parseTimeout(headerValue(req, 'connect-timeout-ms') ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error) throw timeout.error;
-    const bytes = readUnaryBody(req, options.readMaxBytes);
-    // Read while the caller is admitted; a caller turned away never awaits it.
-    bytes.catch(() => undefined);
-    const output = await withDeadline(
-      invoke(options, call, async () => toJson(method.input, parseMessage(method, binary, await bytes), { useProtoFieldName: true })),
-      Math.min(options.requestTimeoutMs, timeout.timeoutMs ?? Infinity),
-    );
-    body = replyBytes(method, binary, output);
+    const message = readUnaryBody(req, options.readMaxBytes).then((bytes) => parseMessage(method, binary, bytes));
+    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, message);
+    body = replyBytes(method, binary ? 'protobuf' : 'json', output);
     state.code = 'ok';
     headers['content-type'] = binary ? 'application/proto' : 'application/json';
   } catch (thrown) {
-    const error = thrown instanceof ConnectError ? noteProtocolError(state, thrown) : toConnectError(failedCall(state, thrown));
+    const error = unaryError(state, thrown);
     status = codeToHttpStatus(error.code);
     error.metadata.forEach((value, name) => (headers[name] = value));
     headers['content-type'] = 'application/json';
@@ -84,12 +73,6 @@ function responseEncoding(accepted: string | undefined): Encoding | undefined {
     if (trimmed === 'gzip' || trimmed === 'br') return trimmed;
   }
   return undefined;
-}
-
-/** A framing, timeout or decoding error, in connect-node's words: the client's fault, so the log gets only its code. */
-function noteProtocolError(state: RequestState, error: ConnectError): ConnectError {
-  state.code = toApiError(error).code;
-  return error;
 }
 
 /** The whole body, refused (as connect-node does) once it is over the limit. */
@@ -118,34 +101,10 @@ function readUnaryBody(req: AnyRequest, limit: number): Promise<Uint8Array> {
 }
 
 function parseMessage(method: DescMethod, binary: boolean, bytes: Uint8Array): Message {
-  if (binary) {
-    try {
-      return fromBinary(method.input, bytes);
-    } catch (error) {
-      throw new ConnectError(`parse binary: ${error instanceof Error ? error.message : String(error)}`, Code.Internal);
-    }
-  }
+  if (binary) return parseBinary(method, bytes);
   try {
     return fromJsonString(method.input, textDecoder.decode(bytes), { ignoreUnknownFields: true });
   } catch (error) {
     throw ConnectError.from(error, Code.InvalidArgument);
   }
-}
-
-const encoded = new WeakMap<object, Map<DescMethod, { json?: Uint8Array; binary?: Uint8Array }>>();
-
-function encode(method: DescMethod, binary: boolean, output: object): Uint8Array {
-  const message = responseMessage(method, output);
-  return binary ? toBinary(method.output, message) : Buffer.from(toJsonString(method.output, message, RPC_JSON_OPTIONS as JsonWriteOptions));
-}
-
-/** The reply's bytes; a reusable output (a search page served again) keeps them per method and format. */
-function replyBytes(method: DescMethod, binary: boolean, output: object): Uint8Array {
-  if (!isReusable(output)) return encode(method, binary, output);
-  let byMethod = encoded.get(output);
-  if (!byMethod) encoded.set(output, (byMethod = new Map()));
-  let forms = byMethod.get(method);
-  if (!forms) byMethod.set(method, (forms = {}));
-  const key = binary ? 'binary' : 'json';
-  return (forms[key] ??= encode(method, binary, output));
 }

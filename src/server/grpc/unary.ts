@@ -1,17 +1,12 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { fromBinary, toBinary, toJson, type DescMethod } from '@bufbuild/protobuf';
+import type { DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { parseTimeout, setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
-import { withDeadline } from '../../api/deadline.ts';
-import { isReusable } from '../../api/reusable-output.ts';
-import { toApiError, toConnectError } from '../errors.ts';
-import { clientAddress, headerValue } from '../http-io.ts';
-import { failedCall, invoke } from '../invoke.ts';
-import type { UnaryRpcHandler, UnaryRpcOptions } from '../unary-rpc.ts';
-import { responseMessage } from '../connect/rpc-services.ts';
+import { headerValue } from '../http-io.ts';
+import { invokeUnary, parseBinary, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
 
 const HEADER_BYTES = 5;
 const COMPRESSED = 0b1;
@@ -32,6 +27,7 @@ export function createGrpcUnary(options: UnaryRpcOptions): UnaryRpcHandler {
     const encoding = headerValue(req, 'grpc-encoding');
     if (encoding !== undefined && encoding !== 'identity') return false;
     state.protocol = 'grpc';
+    state.route = `${method.parent.typeName}.${method.name}`;
     serve(options, method, req, res, state).catch((thrown: unknown) => {
       // Only a broken connection gets here; the request log records it as canceled.
       res.destroy(thrown instanceof Error ? thrown : undefined);
@@ -41,9 +37,6 @@ export function createGrpcUnary(options: UnaryRpcOptions): UnaryRpcHandler {
 }
 
 async function serve(options: UnaryRpcOptions, method: DescMethod, req: AnyRequest, res: AnyResponse, state: RequestState): Promise<void> {
-  const rpc = `${method.parent.typeName}.${method.name}`;
-  state.route = rpc;
-  const call = { rpc, authorization: headerValue(req, 'authorization'), client: clientAddress(req), state };
   const acceptsGzip = (headerValue(req, 'grpc-accept-encoding') ?? '').split(',').some((name) => name.trim() === 'gzip');
   try {
     const timeout = parseTimeout(headerValue(req, 'grpc-timeout') ?? null, Number.MAX_SAFE_INTEGER);
@@ -51,14 +44,9 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, req: AnyReque
       req.resume();
       throw timeout.error;
     }
-    const body = readMessage(req, options.readMaxBytes);
-    // Read while the caller is admitted; a caller turned away never awaits it.
-    body.catch(() => undefined);
-    const output = await withDeadline(
-      invoke(options, call, async () => toJson(method.input, parseMessage(method, await body), { useProtoFieldName: true })),
-      Math.min(options.requestTimeoutMs, timeout.timeoutMs ?? Infinity),
-    );
-    const reply = replyBytes(method, output);
+    const message = readMessage(req, options.readMaxBytes).then((bytes) => parseBinary(method, bytes));
+    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, message);
+    const reply = replyBytes(method, 'protobuf', output);
     const compressed = acceptsGzip && reply.length >= options.compressMinBytes;
     const data = compressed ? await gzipped(reply) : reply;
     state.code = 'ok';
@@ -66,19 +54,13 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, req: AnyReque
     res.addTrailers({ 'grpc-status': '0' });
     res.end(envelope(compressed ? COMPRESSED : 0, data));
   } catch (thrown) {
-    const error = thrown instanceof ConnectError ? noteProtocolError(state, thrown) : toConnectError(failedCall(state, thrown));
+    const error = unaryError(state, thrown);
     res.writeHead(200, { 'content-type': 'application/grpc+proto' });
     const trailers: Record<string, string> = {};
     setTrailerStatus(new Headers(), error).forEach((value, name) => (trailers[name] = value));
     res.addTrailers(trailers);
     res.end();
   }
-}
-
-/** A framing or timeout error, in connect-node's words: the client's fault, so the log gets only its code. */
-function noteProtocolError(state: RequestState, error: ConnectError): ConnectError {
-  state.code = toApiError(error).code;
-  return error;
 }
 
 /** The request's one enveloped message, refused as soon as its header declares more than the limit. */
@@ -121,26 +103,6 @@ function unwrap(bytes: Buffer): Uint8Array {
   if (bytes.length > end) throw new ConnectError('protocol error: received extra input message for unary method', Code.Unimplemented);
   if (bytes[0]! & COMPRESSED) throw new ConnectError('received compressed envelope, but do not know how to decompress', Code.Internal);
   return bytes.subarray(HEADER_BYTES);
-}
-
-function parseMessage(method: DescMethod, data: Uint8Array) {
-  try {
-    return fromBinary(method.input, data);
-  } catch (error) {
-    throw new ConnectError(`parse binary: ${error instanceof Error ? error.message : String(error)}`, Code.Internal);
-  }
-}
-
-const encoded = new WeakMap<object, Map<DescMethod, Uint8Array>>();
-
-/** The reply's protobuf bytes; a reusable output (a search page served again) keeps them per method. */
-function replyBytes(method: DescMethod, output: object): Uint8Array {
-  if (!isReusable(output)) return toBinary(method.output, responseMessage(method, output));
-  let byMethod = encoded.get(output);
-  if (!byMethod) encoded.set(output, (byMethod = new Map()));
-  let bytes = byMethod.get(method);
-  if (!bytes) byMethod.set(method, (bytes = toBinary(method.output, responseMessage(method, output))));
-  return bytes;
 }
 
 function envelope(flags: number, data: Uint8Array): Buffer {
