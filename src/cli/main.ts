@@ -5,6 +5,7 @@ import { usersCommand } from './users-command.ts';
 import { keysCommand } from './keys-command.ts';
 import { migrateCommand } from './migrate-command.ts';
 import { copyStoreCommand } from './copy-store-command.ts';
+import { backupCommand, restoreCommand } from './backup-command.ts';
 
 const program = new Command('tms')
   .description('tms, the Time-Manipulation Service')
@@ -13,6 +14,8 @@ const program = new Command('tms')
   .addCommand(usersCommand())
   .addCommand(keysCommand())
   .addCommand(migrateCommand())
-  .addCommand(copyStoreCommand());
+  .addCommand(copyStoreCommand())
+  .addCommand(backupCommand())
+  .addCommand(restoreCommand());
 
 await program.parseAsync(process.argv);

@@ -32,15 +32,18 @@ export interface CopyReport {
   timelines: TimelineCheck[];
 }
 
-/** Refuses a target that holds anything but the empty `primary` every store starts with. */
-async function assertEmpty(target: Storage): Promise<void> {
+/** Whether a store holds nothing but the empty `primary` every store starts with (`tms restore` asks too). */
+export async function isEmptyStore(target: Storage): Promise<boolean> {
   const timelines = await target.timelines.listTimelines();
   const accounts = await target.accounts.loadAll();
   let saved = 0;
   for await (const _ of target.savedRequests.all()) saved++;
-  if (timelines.length > 1 || timelines[0]!.event_count > 0 || timelines[0]!.revision > 0 || accounts.accounts.length > 0 || saved > 0) {
-    throw new Error('the target store is not empty: copy into a new folder or an empty database');
-  }
+  return !(timelines.length > 1 || timelines[0]!.event_count > 0 || timelines[0]!.revision > 0 || accounts.accounts.length > 0 || saved > 0);
+}
+
+/** Refuses a target that holds anything but the empty `primary` every store starts with. */
+async function assertEmpty(target: Storage): Promise<void> {
+  if (!(await isEmptyStore(target))) throw new Error('the target store is not empty: copy into a new folder or an empty database');
 }
 
 async function countEntries(storage: Storage): Promise<number> {

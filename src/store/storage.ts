@@ -1,10 +1,23 @@
-import type { AccountStore } from '../accounts/account-store.ts';
+import type { AccountStore, LoadedAccounts } from '../accounts/account-store.ts';
+import type { SavedRequestRecord } from '../saved-requests/records.ts';
 import type { SavedRequestStore } from '../saved-requests/saved-request-store.ts';
 import type { TimelineStore } from './types.ts';
-import type { OrderedKeyValueStore } from './ordered-kv.ts';
+import type { EntryReader, OrderedKeyValueStore } from './ordered-kv.ts';
 import type { TimelineStoreOptions } from './timeline-store.ts';
 import { openLevelStorage } from './level/open-level-storage.ts';
 import { openPostgresStorage } from './postgres/open-postgres-storage.ts';
+
+/**
+ * Everything a store holds, read at one point in time however much is written meanwhile (`tms backup`):
+ * LevelDB reads every sublevel from one explicit snapshot, PostgreSQL from one REPEATABLE READ transaction.
+ */
+export interface StoreView {
+  /** The timeline store's entries in key order (close the reader when done). */
+  entries(): EntryReader;
+  /** Accounts, keys and sessions (lockouts are left out: they are short-lived and per attack). */
+  accounts(): Promise<LoadedAccounts>;
+  savedRequests(): AsyncIterable<SavedRequestRecord>;
+}
 
 /** Everything tms keeps, in one backend: what the service and the command-line tools open. */
 export interface Storage {
@@ -13,6 +26,8 @@ export interface Storage {
   savedRequests: SavedRequestStore;
   /** The timeline store's own keys and values, for copying a whole store between backends (`tms copy-store`). */
   timelineEntries: OrderedKeyValueStore;
+  /** Runs `work` on one consistent view of the whole store, while the store keeps serving; closed when it settles. */
+  snapshotAll<T>(work: (view: StoreView) => Promise<T>): Promise<T>;
   /** Why the backend cannot serve now (the database unreachable), for the readiness check; undefined when it can. */
   problem(): string | undefined;
   /** Closes the stores, then the backend; the stores' own writes in flight finish first. */

@@ -1,4 +1,4 @@
-import type { AbstractBatchOptions, AbstractLevel, AbstractSublevel } from 'abstract-level';
+import type { AbstractBatchOptions, AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level';
 import type { EntryReader, KeyRange, OrderedKeyValueStore, SnapshotReads, WriteOp } from '../ordered-kv.ts';
 
 type Sublevel = AbstractSublevel<AbstractLevel<string | Buffer | Uint8Array, unknown, unknown>, string | Buffer | Uint8Array, Uint8Array, Uint8Array>;
@@ -41,8 +41,9 @@ export class KeyValueSpace implements OrderedKeyValueStore {
     return sync ? this.sub.batch(ops, SYNC) : this.sub.batch(ops);
   }
 
-  reader(range: KeyRange): EntryReader {
-    const iterator = this.sub.iterator({ ...range, keys: true, values: true });
+  /** `snapshot`: an explicit snapshot of the root database (see `openLevelStorage`'s `snapshotAll`). */
+  reader(range: KeyRange, snapshot?: AbstractSnapshot): EntryReader {
+    const iterator = this.sub.iterator({ ...range, keys: true, values: true, ...(snapshot && { snapshot }) });
     return {
       next: (count) => iterator.nextv(count),
       close: () => iterator.close(),

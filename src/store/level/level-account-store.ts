@@ -1,4 +1,4 @@
-import type { AbstractLevel, AbstractSublevel } from 'abstract-level';
+import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level';
 import type { AccountRecord, KeyRecord, SessionRecord } from '../../accounts/records.ts';
 import type { AccountStore, LoadedAccounts } from '../../accounts/account-store.ts';
 
@@ -41,9 +41,10 @@ export class LevelAccountStore implements AccountStore {
     return new LevelAccountStore(sub);
   }
 
-  async loadAll(): Promise<LoadedAccounts> {
+  /** `snapshot`: read as the root database stood when it was taken (`tms backup`). */
+  async loadAll(snapshot?: AbstractSnapshot): Promise<LoadedAccounts> {
     const loaded: LoadedAccounts = { accounts: [], keys: [], sessions: [] };
-    for await (const [key, value] of this.sub.iterator()) {
+    for await (const [key, value] of this.sub.iterator(snapshot ? { snapshot } : {})) {
       if (key.startsWith('u:')) loaded.accounts.push(value as AccountRecord);
       else if (key.startsWith('k:')) loaded.keys.push(value as KeyRecord);
       else if (key.startsWith('s:')) loaded.sessions.push(value as SessionRecord);

@@ -1,4 +1,4 @@
-import type { AbstractLevel, AbstractSublevel } from 'abstract-level';
+import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level';
 import type { SavedRequestRecord } from '../../saved-requests/records.ts';
 import type { SavedRequestStore } from '../../saved-requests/saved-request-store.ts';
 
@@ -58,8 +58,9 @@ export class LevelSavedRequestStore implements SavedRequestStore {
     return records;
   }
 
-  async *all(): AsyncIterable<SavedRequestRecord> {
-    for await (const value of this.sub.values({ gte: 'r:', lt: 'r;' })) yield value as SavedRequestRecord;
+  /** `snapshot`: read as the root database stood when it was taken (`tms backup`). */
+  async *all(snapshot?: AbstractSnapshot): AsyncIterable<SavedRequestRecord> {
+    for await (const value of this.sub.values({ gte: 'r:', lt: 'r;', ...(snapshot && { snapshot }) })) yield value as SavedRequestRecord;
   }
 
   async count(owner: string): Promise<number> {

@@ -22,6 +22,19 @@ export async function openLevelStorage(options: StorageOptions): Promise<Storage
       accounts,
       savedRequests,
       timelineEntries: timelines.entries,
+      async snapshotAll(work) {
+        // One snapshot of the root database: every sublevel read through it sees the same moment.
+        const snapshot = db.snapshot();
+        try {
+          return await work({
+            entries: () => timelines.entries.reader({}, snapshot),
+            accounts: () => accounts.loadAll(snapshot),
+            savedRequests: () => savedRequests.all(snapshot),
+          });
+        } finally {
+          await snapshot.close();
+        }
+      },
       problem: () => undefined,
       async close() {
         await timelines.close();

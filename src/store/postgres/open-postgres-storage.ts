@@ -8,6 +8,7 @@ import { PgSavedRequestStore } from './pg-saved-request-store.ts';
 import { isUnavailable, reportingUnavailable } from './unavailable.ts';
 import { explainOpenFailure } from './open-failures.ts';
 import { PgCommitLog } from './pg-commit-log.ts';
+import { snapshotAll } from './pg-store-snapshot.ts';
 
 /** How often the database is asked whether it is there, for the readiness check. */
 const PROBE_MS = 1_000;
@@ -47,6 +48,7 @@ export async function openPostgresStorage(
       accounts: reportingUnavailable(new PgAccountStore(pool), report),
       savedRequests: reportingUnavailable(new PgSavedRequestStore(pool), report),
       timelineEntries: reportingUnavailable(entries, report),
+      snapshotAll: (work) => snapshotAll(pool, work),
       problem: () => problem,
       async close() {
         clearInterval(probe);

@@ -158,7 +158,7 @@ export class PgKeyValueSpace implements OrderedKeyValueStore {
 }
 
 /** A range read a chunk at a time, each chunk continuing after the last key of the one before. */
-class RangeReader implements EntryReader {
+export class RangeReader implements EntryReader {
   private range: KeyRange;
 
   constructor(
