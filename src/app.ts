@@ -19,6 +19,7 @@ import { RestRouter } from './server/rest/router.ts';
 import { restRoutes } from './server/rest/routes.ts';
 import { buildOpenApi } from './server/rest/openapi.ts';
 import { plainRoutes } from './server/plain/plain-routes.ts';
+import { BACKUP_PATH, backupRoute } from './server/plain/backup-route.ts';
 import { Readiness } from './server/readiness.ts';
 import { startingHandler } from './server/starting-handler.ts';
 import { createGrpcUnary } from './server/grpc/unary.ts';
@@ -125,7 +126,11 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       requestTimeoutMs: config.requestTimeoutMs,
       rpcHandler,
       unaryRpc: firstThatServes(createGrpcUnary(unaryOptions), createConnectUnary(unaryOptions)),
-      plainRoutes: new Map([...plainRoutes(readiness, metrics, openapi), ...consoleSite.exact]),
+      plainRoutes: new Map([
+        ...plainRoutes(readiness, metrics, openapi),
+        ...consoleSite.exact,
+        [BACKUP_PATH, backupRoute(storage, access, config.databaseUrl ? 'postgresql' : 'leveldb', logger)],
+      ]),
       prefixRoutes: [consoleSite.prefix],
       logger,
       metrics,

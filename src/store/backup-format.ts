@@ -79,7 +79,8 @@ const LEVEL_TAGS = new Set<number>([Tag.tombstone, Tag.version, Tag.summary, Tag
 export class TimelineTallies {
   private readonly levels = new Map<number, { entries: number; hash: Hash; timelineId?: string }>();
 
-  add(key: Uint8Array, value: Uint8Array): void {
+  /** One entry, given as its whole `E` frame (`entryFrame`): one hash update per entry. */
+  addFrame(key: Uint8Array, value: Uint8Array, frame: Uint8Array): void {
     let level: number;
     let timelineId: string | undefined;
     if (key[0] === Tag.timeline) {
@@ -87,7 +88,7 @@ export class TimelineTallies {
       level = record.level;
       timelineId = record.timeline_id;
     } else if (LEVEL_TAGS.has(key[0]!) && key.length >= 5) {
-      level = Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUInt32BE(1);
+      level = (key[1]! * 0x1000000) + ((key[2]! << 16) | (key[3]! << 8) | key[4]!);
     } else {
       return;
     }
@@ -95,7 +96,14 @@ export class TimelineTallies {
     if (!tally) this.levels.set(level, (tally = { entries: 0, hash: createHash('sha256') }));
     if (timelineId !== undefined) tally.timelineId = timelineId;
     tally.entries++;
-    tally.hash.update(lengthOf(key.length)).update(key).update(lengthOf(value.length)).update(value);
+    tally.hash.update(frame);
+  }
+
+  /** One entry read from a store: framed as a backup frames it, then counted. */
+  add(key: Uint8Array, value: Uint8Array): void {
+    const frame = Buffer.allocUnsafe(FRAME_HEAD + 4 + key.length + value.length);
+    writeEntryFrame(frame, 0, key, value);
+    this.addFrame(key, value, frame);
   }
 
   /** One line per timeline, by id (levels of deleted timelines still being cleared have no record: left out). */
@@ -108,10 +116,15 @@ export class TimelineTallies {
   }
 }
 
-function lengthOf(length: number): Buffer {
-  const bytes = Buffer.allocUnsafe(4);
-  bytes.writeUInt32BE(length, 0);
-  return bytes;
+/** Writes the `E` frame of one entry at `at`; returns its length. */
+function writeEntryFrame(out: Buffer, at: number, key: Uint8Array, value: Uint8Array): number {
+  const length = FRAME_HEAD + 4 + key.length + value.length;
+  out[at] = FrameTag.entry;
+  out.writeUInt32BE(4 + key.length + value.length, at + 1);
+  out.writeUInt32BE(key.length, at + FRAME_HEAD);
+  out.set(key, at + FRAME_HEAD + 4);
+  out.set(value, at + FRAME_HEAD + 4 + key.length);
+  return length;
 }
 
 function frame(tag: number, payload: Buffer): Buffer {
@@ -144,13 +157,9 @@ export class BackupEncoder {
     const out = Buffer.allocUnsafe(size);
     let at = 0;
     for (const [key, value] of entries) {
-      out[at] = FrameTag.entry;
-      out.writeUInt32BE(4 + key.length + value.length, at + 1);
-      out.writeUInt32BE(key.length, at + FRAME_HEAD);
-      out.set(key, at + FRAME_HEAD + 4);
-      out.set(value, at + FRAME_HEAD + 4 + key.length);
-      at += FRAME_HEAD + 4 + key.length + value.length;
-      this.tallies.add(key, value);
+      const length = writeEntryFrame(out, at, key, value);
+      this.tallies.addFrame(key, value, out.subarray(at, at + length));
+      at += length;
     }
     this.counts.entries += entries.length;
     return this.hashed(out);
@@ -307,7 +316,7 @@ export async function* readBackupFrom(input: Readable, label: string, subject = 
             const keyLength = length >= 4 ? payload.readUInt32BE(0) : Infinity;
             if (keyLength > length - 4) throw damaged(path, 'an entry longer than its record');
             const entry: [Uint8Array, Uint8Array] = [payload.subarray(4, 4 + keyLength), payload.subarray(4 + keyLength)];
-            tallies.add(entry[0], entry[1]);
+            tallies.addFrame(entry[0], entry[1], whole);
             counts.entries++;
             if (!entries) items.push({ kind: 'entries', entries: (entries = []) });
             entries.push(entry);

@@ -14,6 +14,8 @@ import { openPostgresStorage } from './postgres/open-postgres-storage.ts';
 export interface StoreView {
   /** The timeline store's entries in key order (close the reader when done). */
   entries(): EntryReader;
+  /** How many there are (keys only: cheaper than reading them). */
+  countEntries(): Promise<number>;
   /** Accounts, keys and sessions (lockouts are left out: they are short-lived and per attack). */
   accounts(): Promise<LoadedAccounts>;
   savedRequests(): AsyncIterable<SavedRequestRecord>;

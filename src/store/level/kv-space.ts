@@ -50,6 +50,18 @@ export class KeyValueSpace implements OrderedKeyValueStore {
     };
   }
 
+  /** How many entries the sublevel holds in `snapshot`, reading keys only. */
+  async countKeys(snapshot?: AbstractSnapshot): Promise<number> {
+    const iterator = this.sub.keys(snapshot ? { snapshot } : {});
+    let count = 0;
+    try {
+      for (let chunk = await iterator.nextv(10_000); chunk.length > 0; chunk = await iterator.nextv(10_000)) count += chunk.length;
+    } finally {
+      await iterator.close();
+    }
+    return count;
+  }
+
   /** Each LevelDB iterator reads from the snapshot taken when it was made, which is all a search needs. */
   snapshot<T>(work: (reads: SnapshotReads) => Promise<T>): Promise<T> {
     return work({ reader: (range) => this.reader(range) });

@@ -28,6 +28,7 @@ export async function openLevelStorage(options: StorageOptions): Promise<Storage
         try {
           return await work({
             entries: () => timelines.entries.reader({}, snapshot),
+            countEntries: () => timelines.entries.countKeys(snapshot),
             accounts: () => accounts.loadAll(snapshot),
             savedRequests: () => savedRequests.all(snapshot),
           });

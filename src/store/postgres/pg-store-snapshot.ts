@@ -20,6 +20,7 @@ export async function snapshotAll<T>(pool: pg.Pool, work: (view: StoreView) => P
     await client.query(`SET LOCAL idle_in_transaction_session_timeout = '600s'`);
     return await work({
       entries: () => new RangeReader(client, {}),
+      countEntries: async () => Number((await client.query<{ count: string }>('SELECT count(*) FROM timeline_kv')).rows[0]!.count),
       async accounts() {
         const accounts = await client.query<{ record: AccountRecord }>('SELECT record FROM account ORDER BY username');
         const keys = await client.query<{ record: KeyRecord }>('SELECT record FROM api_key ORDER BY key_id');
