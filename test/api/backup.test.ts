@@ -1,0 +1,215 @@
+// tms backup / tms restore (issue 15 item 6), the refusals: damaged, foreign and misdirected restores refused
+// with one line, writing nothing; the backup route and command refuse anyone but an admin. The round trip
+// under write load is backup-round-trip.test.ts.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { checkTimelines } from '../../src/store/copy-store.ts';
+import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
+import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
+import { ADMIN_KEY, call, startTestServer } from '../support/server.ts';
+import { BackupFileError, verifyBackup } from '../../src/store/backup-format.ts';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+/** The real command, as its own process. */
+function tms(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const started = performance.now();
+  return new Promise((resolve) =>
+    execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), ...args], { timeout: 120_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, seconds: (performance.now() - started) / 1000 }),
+    ),
+  );
+}
+
+/** The error line of a refused command: exactly one line starting `error:`, and no stack trace. */
+function refusal(run: Run): string {
+  assert.ok(run.code !== 0, `exit code ${run.code}`);
+  const lines = run.stderr.split('\n').filter((line) => line.startsWith('error:'));
+  assert.is(lines.length, 1, run.stderr);
+  assert.not.match(run.stderr, /\n\s+at /, 'no stack trace');
+  return lines[0]!;
+}
+
+async function withStorage<T>(options: StorageOptions, work: (storage: Storage) => Promise<T>): Promise<T> {
+  const storage = await openStorage({ ...options, primaryOwner: '' });
+  try {
+    return await work(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+// ------------------------------------------------------------------ refusals
+
+/** A small store (3000 events, a branch) and its backup, made offline once, for the refusals; tests copy them. */
+let small: Promise<{ dataDir: string; file: string }> | undefined;
+const smallDir = mkdtemp(join(tmpdir(), 'tms-backup-small-'));
+test.after(async () => rm(await smallDir, { recursive: true, force: true }));
+
+async function smallBackup(dir: string): Promise<string> {
+  small ??= (async () => {
+    const dataDir = join(await smallDir, 'small');
+    await withStorage({ dataDir }, async (storage) => {
+      await storage.timelines.bulkLoad('primary', generateSyntheticEvents({ events: 3000, places: 50, seed: 1, maxCauses: 2 }));
+      await storage.timelines.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: 'b', variation: '', owner: '' });
+    });
+    const file = join(await smallDir, 'small.tmsbackup');
+    const made = await tms(['backup', file, '--data-dir', dataDir, '--no-progress']);
+    assert.is(made.code, 0, made.stderr);
+    assert.match(made.stdout, /^backed up 2 timelines \(\d+ entries\), 0 accounts, 0 keys, 0 sessions, 0 saved requests to .* \([\d.]+ MiB\) in [\d.]+ s; verified\n$/);
+    return { dataDir, file };
+  })();
+  const { dataDir, file } = await small;
+  await cp(dataDir, join(dir, 'small'), { recursive: true });
+  await cp(file, join(dir, 'small.tmsbackup'));
+  return join(dir, 'small.tmsbackup');
+}
+
+test('a truncated, damaged or foreign file is refused by the check a restore runs first, naming what is wrong', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-backup-check-'));
+  try {
+    const file = await smallBackup(dir);
+    const good = await readFile(file);
+    await verifyBackup(file);
+    const cases: [string, Buffer | undefined, string, RegExp][] = [
+      ['truncated', good.subarray(0, Math.floor(good.length * 0.6)), 'damaged', /is damaged \(it ends early: truncated\?\)$/],
+      ['cut inside the trailer', good.subarray(0, good.length - 9), 'damaged', /is damaged \(it ends early: truncated\?\)$/],
+      ['gzip of something else', Buffer.concat([Buffer.from('TMS-BACKUP 1\n'), randomBytes(1000)]), 'damaged', /is damaged \(compressed data: .*\)$/],
+      ['only the first line', Buffer.from('TMS-BACKUP 1\n'), 'damaged', /is damaged \(it ends early: truncated\?\)$/],
+      ['random bytes', randomBytes(4096), 'foreign', /is not a tms backup \(it does not begin with "TMS-BACKUP"\)$/],
+      ['empty', Buffer.alloc(0), 'foreign', /is empty, not a tms backup$/],
+      ['a later format', Buffer.concat([Buffer.from('TMS-BACKUP 9\n'), good.subarray(13)]), 'newer', /is a tms backup in format 9, newer than this build's 1$/],
+      ['missing', undefined, 'missing', /does not exist$/],
+    ];
+    // A byte flipped in the first line, the gzip magic, the compressed data or the gzip trailer is caught too.
+    // (Bytes 4-9 of the gzip header, its time stamp and OS, carry no data: a flip there changes nothing restored.)
+    for (const at of [0, 5, 13, 14, 25, 100, Math.floor(good.length / 3), good.length - 30, good.length - 5, good.length - 1]) {
+      const flipped = Buffer.from(good);
+      flipped[at]! ^= 0x10;
+      cases.push([`byte ${at} flipped`, flipped, at < 13 ? 'foreign' : 'damaged', /./]);
+    }
+    for (const [name, bytes, kind, message] of cases) {
+      const path = join(dir, `${name.replace(/ /g, '-')}.tmsbackup`);
+      if (bytes) await writeFile(path, bytes);
+      try {
+        await verifyBackup(path);
+        assert.unreachable(`${name}: accepted`);
+      } catch (error) {
+        assert.instance(error, BackupFileError, `${name}: ${String(error)}`);
+        assert.is((error as BackupFileError).kind, kind, `${name}: ${(error as Error).message}`);
+        assert.match((error as Error).message, message, name);
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('tms restore refuses a truncated, a damaged, a foreign and a missing file with one line each, and writes nothing', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-restore-bad-'));
+  try {
+    const good = await readFile(await smallBackup(dir));
+    const flipped = Buffer.from(good);
+    flipped[Math.floor(good.length / 2)]! ^= 0x01;
+    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), randomBytes(200)]);
+    const cases: [string, Buffer | undefined, RegExp][] = [
+      ['truncated', good.subarray(0, Math.floor(good.length * 0.6)), /^error: the backup file .*truncated\.tmsbackup is damaged \(it ends early: truncated\?\); nothing was restored: use another copy of the backup, or make a new one$/],
+      ['flipped', flipped, /^error: the backup file .*flipped\.tmsbackup is damaged \(.*\); nothing was restored: use another copy of the backup, or make a new one$/],
+      ['png', png, /^error: .*png\.tmsbackup is not a tms backup \(it does not begin with "TMS-BACKUP"\); give a file made by tms backup \(nothing was restored\)$/],
+      ['missing', undefined, /^error: the backup file .*missing\.tmsbackup does not exist; give the path of a file made by tms backup$/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const file = join(dir, `${name}.tmsbackup`);
+      if (bytes) await writeFile(file, bytes);
+      // An empty folder given as the target stays empty; a folder that did not exist is not made.
+      const target = join(dir, `target-${name}`);
+      if (name === 'flipped') await mkdir(target);
+      const run = await tms(['restore', file, '--data-dir', target]);
+      assert.match(refusal(run), message, `${name}: ${run.stderr}`);
+      if (name === 'flipped') assert.equal(await readdir(target), [], `${name}: the empty folder stays empty`);
+      else assert.is(await stat(target).catch(() => undefined), undefined, `${name}: the target folder was not made`);
+    }
+    assert.equal((await readdir(dir)).filter((name) => name.includes('restoring')), [], 'no staging folder left behind');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('restore refuses a store that is not empty, and leaves it as it was', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-restore-full-'));
+  try {
+    const file = await smallBackup(dir);
+    const target = join(dir, 'small');
+    const before = await withStorage({ dataDir: target }, (storage) => checkTimelines(storage.timelines));
+    const run = await tms(['restore', file, '--data-dir', target]);
+    assert.match(refusal(run), /^error: the target folder .*small is not empty; restore into a new or empty folder \(nothing was written\)$/);
+    assert.equal(await withStorage({ dataDir: target }, (storage) => checkTimelines(storage.timelines)), before);
+    // A backup file is never silently replaced either.
+    const again = await tms(['backup', file, '--data-dir', target]);
+    assert.match(refusal(again), /already exists; choose another name, or pass --force to replace it$/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// ------------------------------------------------------------------ the route
+
+test('GET /v1/admin/backup: 401 without a key, 403 for a key without admin, in the error JSON; tms backup says why in one line', async () => {
+  const server = await startTestServer();
+  const dir = await mkdtemp(join(tmpdir(), 'tms-backup-route-'));
+  try {
+    const none = await call(server, 'GET', '/v1/admin/backup', { key: null });
+    assert.is(none.status, 401);
+    assert.equal(none.json, { code: 'unauthenticated', message: 'missing Authorization: Bearer <API_KEY> header' });
+    const bad = await call(server, 'GET', '/v1/admin/backup', { key: 'tms_key_not_a_real_one_0000000000' });
+    assert.is(bad.status, 401);
+    assert.is(bad.json.code, 'unauthenticated');
+    const created = await call(server, 'POST', '/v1/keys', { body: { name: 'reader', scopes: ['read', 'write'] } });
+    assert.is(created.status, 200, created.text);
+    const reader = created.json.key as string;
+    const refused = await call(server, 'GET', '/v1/admin/backup', { key: reader });
+    assert.is(refused.status, 403);
+    assert.equal(refused.json, { code: 'permission_denied', message: 'GET /v1/admin/backup needs the "admin" scope; this credential has: read, write' });
+    assert.ok(refused.headers['x-request-id']);
+    const wrongMethod = await call(server, 'POST', '/v1/admin/backup', { body: {} });
+    assert.is(wrongMethod.status, 405);
+
+    const url = `http://127.0.0.1:${server.port}`;
+    const asReader = await tms(['backup', join(dir, 'a.tmsbackup'), '--url', url, '--key', reader]);
+    assert.match(refusal(asReader), /^error: the service at .* refused the backup \(403 permission_denied: .*\); give a key with the "admin" scope/);
+    const noKey = await tms(['backup', join(dir, 'a.tmsbackup'), '--url', url, '--key', 'tms_key_wrong']);
+    assert.match(refusal(noKey), /^error: the service at .* refused the backup \(401 unauthenticated: .*\); give an API key of an admin account with --key or TMS_KEY$/);
+    assert.equal(await readdir(dir), [], 'no file, not even a partial one');
+
+    const ok = await tms(['backup', join(dir, 'a.tmsbackup'), '--url', url, '--key', ADMIN_KEY]);
+    assert.is(ok.code, 0, ok.stderr);
+    assert.equal(await readdir(dir), ['a.tmsbackup']);
+  } finally {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const gone = await tms(['backup', join(dir, 'b.tmsbackup'), '--url', `http://127.0.0.1:${server.port}`, '--key', ADMIN_KEY]);
+  assert.match(refusal(gone), /^error: cannot reach tms at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start the service, or give its address with --url$/);
+});
+
+test('tms backup --data-dir refuses a folder the running service holds, and names --url', async () => {
+  const server = await startTestServer();
+  try {
+    const run = await tms(['backup', join(server.dataDir, '..', `never-${process.pid}.tmsbackup`), '--data-dir', server.dataDir]);
+    assert.match(refusal(run), /is in use by a running tms \(its LevelDB lock is held\); back it up through the service instead: tms backup <file> --url/);
+  } finally {
+    await server.stop();
+  }
+});
+
+test.run();
