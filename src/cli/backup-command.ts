@@ -190,6 +190,8 @@ async function runBackup(file: string, options: BackupOptions): Promise<void> {
           if (!response.complete) cut(new Error('the connection closed before the end'));
         });
         const saving = pipeline(toFile, sink);
+        // Handled here too: a cut stream rejects it before the check below has noticed.
+        saving.catch(() => undefined);
         let found: BackupTrailer | undefined;
         let done = 0;
         try {
@@ -204,6 +206,12 @@ async function runBackup(file: string, options: BackupOptions): Promise<void> {
         } catch (error) {
           response.destroy();
           await saving.catch(() => undefined);
+          if (error instanceof BackupFileError && error.kind === 'foreign') {
+            throw new Refusal(`the service at ${base} answered with something that is not a tms backup; check that --url names the tms service itself (nothing was kept)`);
+          }
+          if (error instanceof BackupFileError && error.kind === 'newer') {
+            throw new Refusal(`${error.message}; run tms backup from the service's own version of tms (nothing was kept)`);
+          }
           const why = error instanceof BackupFileError ? error.message.replace(/^.* is damaged \((.*)\)$/, '$1') : (error as Error).message;
           throw new Refusal(`the backup streamed from ${base} was cut short or damaged (${why}); nothing was kept: see the service log, then run tms backup again`);
         }
@@ -269,6 +277,7 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
   const staging = options.dataDir ? join(dirname(resolve(options.dataDir)), `.${basename(resolve(options.dataDir))}.restoring-${process.pid}`) : undefined;
   const spec: StorageOptions = staging ? { dataDir: staging, create: true } : { dataDir: '', databaseUrl: options.databaseUrl! };
   let restoredEvents = 0;
+  if (staging) await mkdir(dirname(staging), { recursive: true });
   try {
     const target = await openForCommand(spec, where, 'stop the service first');
     try {

@@ -345,6 +345,8 @@ export async function* readBackupFrom(input: Readable, label: string, subject = 
             const mismatch = (Object.keys(counts) as (keyof BackupCounts)[]).find((name) => counts[name] !== trailer![name]);
             if (mismatch) throw damaged(path, `it holds ${counts[mismatch]} ${mismatch.replace('_', ' ')}, its trailer says ${trailer[mismatch]}`);
             if (JSON.stringify(tallies.result()) !== JSON.stringify(trailer.timelines)) throw damaged(path, 'its per-timeline checksums do not match');
+            // Counted and read in the same snapshot: a difference means the snapshot did not hold still.
+            if (header!.entries !== counts.entries) throw damaged(path, `its header announced ${header!.entries} entries, it holds ${counts.entries}`);
             items.push({ kind: 'trailer', trailer });
             break;
           }

@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
 import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
+import { verifyBackup } from '../../src/store/backup-format.ts';
 import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, dropDatabase } from '../support/postgres.ts';
@@ -57,6 +58,8 @@ async function loadEvents(options: StorageOptions): Promise<void> {
 
 interface Acknowledged {
   newEventId: string;
+  /** When the request was sent, and when its answer came. */
+  sent: number;
   at: number;
 }
 
@@ -86,12 +89,13 @@ async function roundTrip(server: TestServer, backupFile: string, restoreArgs: st
   const writer = async () => {
     while (!stop) {
       const eventId = `syn-${String(next++).padStart(9, '0')}`;
+      const sent = performance.now();
       const changed = await call(server, 'POST', '/v1/manipulate-event', {
         ...admin,
         body: { event_id: eventId, timeline_id: timelineId, new_outcome: { description: `changed ${eventId}`, changes: [{ action: 'delay', time: '2000-01-01T00:00:00Z' }] } },
       });
       assert.is(changed.status, 200, changed.text);
-      acknowledged.push({ newEventId: changed.json.new_event_id as string, at: performance.now() });
+      acknowledged.push({ newEventId: changed.json.new_event_id as string, sent, at: performance.now() });
     }
   };
   const writers = [writer(), writer()];
@@ -105,9 +109,12 @@ async function roundTrip(server: TestServer, backupFile: string, restoreArgs: st
     const { size } = await stat(backupFile);
     console.log(`backup of ${EVENTS} events: ${backup.seconds.toFixed(1)} s (the command, start included), ${(size / 1048576).toFixed(1)} MiB, ${during} writes acknowledged meanwhile`);
     assert.ok(during > 0, 'writes went on during the backup');
+    const ended = performance.now();
+    while (acknowledged.filter((a) => a.sent > ended).length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
     stop = true;
     await Promise.all(writers);
     const before = acknowledged.filter((a) => a.at < began);
+    const after = acknowledged.filter((a) => a.sent > ended);
 
     const restore = await tms(['restore', backupFile, ...restoreArgs]);
     assert.is(restore.code, 0, restore.stderr);
@@ -121,6 +128,7 @@ async function roundTrip(server: TestServer, backupFile: string, restoreArgs: st
       const missing = [];
       for (const write of before) if (!(await storage.timelines.getEvent(timelineId, write.newEventId))) missing.push(write.newEventId);
       assert.equal(missing, [], 'every write acknowledged before the backup began');
+      for (const write of after) assert.is(await storage.timelines.getEvent(timelineId, write.newEventId), undefined, 'a write sent after the backup ended');
       assert.ok(await storage.timelines.getAnchor(anchor.json.anchor_id as string), 'the anchor');
       const accounts = await storage.accounts.loadAll();
       assert.equal(accounts.accounts.map((a) => a.username).sort(), ['ada', 'admin']);
@@ -173,6 +181,12 @@ if (TEST_DATABASE_URL) {
       const restored = { dataDir: '', databaseUrl: targetUrl };
       await roundTrip(server, join(dir, 'store.tmsbackup'), ['--database-url', targetUrl], restored, source);
       server = undefined;
+      // Read directly from the database, the restored store makes the same backup (the same counts and checksums).
+      const direct = await tms(['backup', join(dir, 'direct.tmsbackup'), '--database-url', targetUrl, '--no-progress']);
+      assert.is(direct.code, 0, direct.stderr);
+      const [fromService, fromDatabase] = await Promise.all([verifyBackup(join(dir, 'store.tmsbackup')), verifyBackup(join(dir, 'direct.tmsbackup'))]);
+      assert.equal(fromDatabase.trailer.timelines, fromService.trailer.timelines);
+      assert.is(fromDatabase.header.source, 'postgresql');
       // The database now holds a store: a second restore into it is refused, and changes nothing.
       const again = await tms(['restore', join(dir, 'store.tmsbackup'), '--database-url', targetUrl, '--no-progress']);
       assert.match(refusal(again), /^error: the database .* is not empty; restore into a new, empty database \(nothing was written\)$/);

@@ -3,6 +3,8 @@
 // under write load is backup-round-trip.test.ts.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -200,6 +202,35 @@ test('GET /v1/admin/backup: 401 without a key, 403 for a key without admin, in t
   }
   const gone = await tms(['backup', join(dir, 'b.tmsbackup'), '--url', `http://127.0.0.1:${server.port}`, '--key', ADMIN_KEY]);
   assert.match(refusal(gone), /^error: cannot reach tms at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start the service, or give its address with --url$/);
+});
+
+test('a backup stream cut short, or not a backup at all, keeps no file and says so in one line', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-backup-cut-'));
+  const good = await readFile(await smallBackup(dir));
+  // A stand-in for a service that dies half way through its answer, or answers 200 with something else.
+  let answer: 'cut' | 'html' = 'cut';
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': answer === 'cut' ? 'application/vnd.tms.backup' : 'text/html' });
+    if (answer === 'html') {
+      res.end('<html>a proxy login page</html>');
+      return;
+    }
+    res.write(good.subarray(0, Math.floor(good.length / 2)), () => setTimeout(() => res.destroy(), 50));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const file = join(dir, 'out', 'cut.tmsbackup');
+    const cut = await tms(['backup', file, '--url', url, '--key', ADMIN_KEY]);
+    assert.match(refusal(cut), /^error: the backup streamed from http:\/\/127\.0\.0\.1:\d+ was cut short or damaged \(.*\); nothing was kept: see the service log, then run tms backup again$/);
+    answer = 'html';
+    const html = await tms(['backup', file, '--url', url, '--key', ADMIN_KEY]);
+    assert.match(refusal(html), /^error: the service at http:\/\/127\.0\.0\.1:\d+ answered with something that is not a tms backup; check that --url names the tms service itself \(nothing was kept\)$/);
+    assert.equal(await readdir(join(dir, 'out')), [], 'no file, not even a partial one');
+  } finally {
+    server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('tms backup --data-dir refuses a folder the running service holds, and names --url', async () => {

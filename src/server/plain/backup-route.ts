@@ -49,8 +49,10 @@ export function backupRoute(storage: Storage, access: AccessControl, source: str
       logger.info({ req_id: state.requestId, entries: trailer.entries, timelines: trailer.timelines.length, ms: Math.round(performance.now() - started) }, 'backup streamed');
     } catch (error) {
       // The client may simply have gone away; either way the stream is cut, never ended as if complete.
-      state.code = res.destroyed && !res.writableFinished ? 'canceled' : 'internal';
-      if (state.code === 'internal') state.failure = error;
+      const code = (error as { code?: string }).code ?? '';
+      const clientLeft = ['ERR_STREAM_PREMATURE_CLOSE', 'EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED'].includes(code);
+      state.code = clientLeft ? 'canceled' : 'internal';
+      if (!clientLeft) state.failure = error;
       logger.warn({ req_id: state.requestId, err: error }, 'backup stream failed');
       res.destroy();
     }
