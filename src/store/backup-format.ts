@@ -258,7 +258,6 @@ export async function* readBackup(path: string): AsyncGenerator<BackupItem[]> {
 
 /** The same, of bytes arriving from elsewhere (`tms backup --url` checks the stream it saves as it saves it). */
 export async function* readBackupFrom(input: Readable, label: string, subject = label): AsyncGenerator<BackupItem[]> {
-  const path = label; // what `damaged` names
   const hash = createHash('sha256');
   const tallies = new TimelineTallies();
   const counts: BackupCounts = { entries: 0, accounts: 0, keys: 0, sessions: 0, saved_requests: 0 };
@@ -272,7 +271,7 @@ export async function* readBackupFrom(input: Readable, label: string, subject = 
     try {
       return JSON.parse(payload.toString('utf8')) as T;
     } catch {
-      throw damaged(path, `a ${what} record is not JSON`);
+      throw damaged(label, `a ${what} record is not JSON`);
     }
   };
   try {
@@ -292,29 +291,29 @@ export async function* readBackupFrom(input: Readable, label: string, subject = 
           break;
         }
         const length = bytes.readUInt32BE(at + 1);
-        if (length > MAX_FRAME) throw damaged(path, `a record claims ${length} bytes`);
+        if (length > MAX_FRAME) throw damaged(label, `a record claims ${length} bytes`);
         if (bytes.length - at < FRAME_HEAD + length) {
           wanted = FRAME_HEAD + length;
           break;
         }
-        if (trailer) throw damaged(path, 'data after the trailer');
+        if (trailer) throw damaged(label, 'data after the trailer');
         const tag = bytes[at]!;
         const whole = bytes.subarray(at, at + FRAME_HEAD + length);
         const payload = whole.subarray(FRAME_HEAD);
         at += FRAME_HEAD + length;
         if (tag !== FrameTag.trailer) hash.update(whole);
-        if (!header && tag !== FrameTag.header) throw damaged(path, 'no header');
+        if (!header && tag !== FrameTag.header) throw damaged(label, 'no header');
         if (tag !== FrameTag.entry) entries = undefined;
         switch (tag) {
           case FrameTag.header:
-            if (header) throw damaged(path, 'a second header');
+            if (header) throw damaged(label, 'a second header');
             header = json<BackupHeader>(payload, 'header');
-            if (header.format !== FORMAT) throw damaged(path, `header says format ${header.format}`);
+            if (header.format !== FORMAT) throw damaged(label, `header says format ${header.format}`);
             items.push({ kind: 'header', header });
             break;
           case FrameTag.entry: {
             const keyLength = length >= 4 ? payload.readUInt32BE(0) : Infinity;
-            if (keyLength > length - 4) throw damaged(path, 'an entry longer than its record');
+            if (keyLength > length - 4) throw damaged(label, 'an entry longer than its record');
             const entry: [Uint8Array, Uint8Array] = [payload.subarray(4, 4 + keyLength), payload.subarray(4 + keyLength)];
             tallies.addFrame(entry[0], entry[1], whole);
             counts.entries++;
@@ -341,17 +340,17 @@ export async function* readBackupFrom(input: Readable, label: string, subject = 
           case FrameTag.trailer: {
             trailer = json<BackupTrailer>(payload, 'trailer');
             const sha256 = hash.digest('hex');
-            if (trailer.sha256 !== sha256) throw damaged(path, 'its SHA-256 does not match its contents');
+            if (trailer.sha256 !== sha256) throw damaged(label, 'its SHA-256 does not match its contents');
             const mismatch = (Object.keys(counts) as (keyof BackupCounts)[]).find((name) => counts[name] !== trailer![name]);
-            if (mismatch) throw damaged(path, `it holds ${counts[mismatch]} ${mismatch.replace('_', ' ')}, its trailer says ${trailer[mismatch]}`);
-            if (JSON.stringify(tallies.result()) !== JSON.stringify(trailer.timelines)) throw damaged(path, 'its per-timeline checksums do not match');
+            if (mismatch) throw damaged(label, `it holds ${counts[mismatch]} ${mismatch.replace('_', ' ')}, its trailer says ${trailer[mismatch]}`);
+            if (JSON.stringify(tallies.result()) !== JSON.stringify(trailer.timelines)) throw damaged(label, 'its per-timeline checksums do not match');
             // Counted and read in the same snapshot: a difference means the snapshot did not hold still.
-            if (header!.entries !== counts.entries) throw damaged(path, `its header announced ${header!.entries} entries, it holds ${counts.entries}`);
+            if (header!.entries !== counts.entries) throw damaged(label, `its header announced ${header!.entries} entries, it holds ${counts.entries}`);
             items.push({ kind: 'trailer', trailer });
             break;
           }
           default:
-            throw damaged(path, `unknown record type 0x${tag.toString(16)}`);
+            throw damaged(label, `unknown record type 0x${tag.toString(16)}`);
         }
       }
       const rest = bytes.subarray(at);
@@ -363,14 +362,14 @@ export async function* readBackupFrom(input: Readable, label: string, subject = 
     if (error instanceof BackupFileError) throw error;
     const code = (error as { code?: string }).code ?? '';
     if (code.startsWith('Z_') || /unexpected end of file|incorrect header check|invalid/i.test((error as Error).message)) {
-      throw damaged(path, (error as Error).message === 'unexpected end of file' ? 'it ends early: truncated?' : `compressed data: ${(error as Error).message}`);
+      throw damaged(label, (error as Error).message === 'unexpected end of file' ? 'it ends early: truncated?' : `compressed data: ${(error as Error).message}`);
     }
     throw error;
   } finally {
     gunzip?.destroy();
     input.destroy();
   }
-  if (pendingLength > 0 || !trailer) throw damaged(path, trailer ? 'data after the trailer' : 'it ends before its trailer: truncated?');
+  if (pendingLength > 0 || !trailer) throw damaged(label, trailer ? 'data after the trailer' : 'it ends before its trailer: truncated?');
 }
 
 /** Reads the whole file and checks it, writing nothing; returns its header and trailer. */

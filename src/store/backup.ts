@@ -9,7 +9,7 @@ import type { PutOp } from './ordered-kv.ts';
 import type { Storage } from './storage.ts';
 import { BackupEncoder, FIRST_LINE, FORMAT, TimelineTallies, readBackup, type BackupCounts, type BackupHeader, type BackupTrailer } from './backup-format.ts';
 
-const CHUNK = 5000;
+const CHUNK = 1000;
 /**
  * zlib level 1: the service is serving while it backs up. Measured on a 10^5-event store (156 MiB of frames):
  * level 1 24.4 MiB in 1.3 s, level 3 23.0 MiB in 1.7 s, the default 6 21.0 MiB in 4.1 s.

@@ -55,7 +55,7 @@ export class KeyValueSpace implements OrderedKeyValueStore {
     const iterator = this.sub.keys(snapshot ? { snapshot } : {});
     let count = 0;
     try {
-      for (let chunk = await iterator.nextv(10_000); chunk.length > 0; chunk = await iterator.nextv(10_000)) count += chunk.length;
+      for (let chunk = await iterator.nextv(1000); chunk.length > 0; chunk = await iterator.nextv(1000)) count += chunk.length;
     } finally {
       await iterator.close();
     }
