@@ -120,8 +120,8 @@ async function saveBackup(file: string, force: boolean, write: (sink: Writable, 
   if (existing && !force) throw new Refusal(`${file} already exists; choose another name, or pass --force to replace it`);
   await mkdir(dirname(target), { recursive: true });
   const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
+  const sink = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
   try {
-    const sink = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
     const trailer = await write(sink, partial);
     const handle = await open(partial, 'r+');
     try {
@@ -132,6 +132,8 @@ async function saveBackup(file: string, force: boolean, write: (sink: Writable, 
     await rename(partial, target);
     return trailer;
   } catch (error) {
+    // Closed (and so created, if its opening was under way) before it is removed: nothing is left behind.
+    if (!sink.closed) await new Promise<void>((done) => sink.once('close', () => done()).destroy());
     await rm(partial, { force: true });
     throw error;
   }
@@ -170,11 +172,11 @@ async function runBackup(file: string, options: BackupOptions): Promise<void> {
     const base = options.url ?? process.env['TMS_URL'] ?? `http://127.0.0.1:${process.env['TMS_PORT'] ?? 8080}`;
     const key = options.key ?? process.env['TMS_KEY'] ?? process.env['TMS_ADMIN_KEY'];
     if (!key) throw new Refusal('no API key: give an admin key with --key or the environment variable TMS_KEY');
-    say(`backing up the service at ${base} to ${file}`);
     const bar = progressBar(options.progress, 'backup', 'entries');
     try {
       trailer = await saveBackup(file, options.force, async (sink) => {
         const response = await requestBackup(base, key);
+        say(`backing up the service at ${base} to ${file}`);
         bar?.start(1, 0);
         // Saved as it arrives, and checked as it arrives: what lands in the file is exactly what passed.
         const toFile = new PassThrough();
