@@ -79,6 +79,8 @@ async function roundTrip(server: TestServer, backupFile: string, restoreArgs: st
   assert.is(account.status, 200, account.text);
   const key = await call(server, 'POST', '/v1/keys', { ...admin, body: { name: 'nightly', scopes: ['read'] } });
   assert.is(key.status, 200, key.text);
+  const session = await call(server, 'POST', '/v1/login', { key: null, body: { username: 'ada', password: 'ada-password-123' } });
+  assert.is(session.status, 200, session.text);
   const saved = await call(server, 'POST', '/v1/console/requests', { ...admin, body: { name: 'Place 7', method: 'GET', path: '/v1/search-events?location=Place%207' } });
   assert.is(saved.status, 200, saved.text);
 
@@ -118,7 +120,7 @@ async function roundTrip(server: TestServer, backupFile: string, restoreArgs: st
 
     const restore = await tms(['restore', backupFile, ...restoreArgs]);
     assert.is(restore.code, 0, restore.stderr);
-    assert.match(restore.stdout, /^restored 2 timelines \(\d+ entries\), 2 accounts, 2 keys, 0 sessions, 1 saved requests, \d+ events, into .* in [\d.]+ s; verified\n$/);
+    assert.match(restore.stdout, /^restored 2 timelines \(\d+ entries\), 2 accounts, 2 keys, 1 sessions, 1 saved requests, \d+ events, into .* in [\d.]+ s; verified\n$/);
     console.log(`restore: ${restore.seconds.toFixed(1)} s (the command, start included)`);
 
     await withStorage(restored, async (storage) => {
@@ -133,6 +135,7 @@ async function roundTrip(server: TestServer, backupFile: string, restoreArgs: st
       const accounts = await storage.accounts.loadAll();
       assert.equal(accounts.accounts.map((a) => a.username).sort(), ['ada', 'admin']);
       assert.ok(accounts.keys.some((k) => k.name === 'nightly'), 'the key');
+      assert.equal(accounts.sessions.map((record) => record.account), ['ada'], 'the session');
       const requests = [];
       for await (const record of storage.savedRequests.all()) requests.push(record.name);
       assert.equal(requests, ['Place 7']);

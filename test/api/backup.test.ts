@@ -15,6 +15,8 @@ import { openStorage, type Storage, type StorageOptions } from '../../src/store/
 import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
 import { ADMIN_KEY, call, startTestServer } from '../support/server.ts';
 import { BackupFileError, verifyBackup } from '../../src/store/backup-format.ts';
+import { TEST_DATABASE_URL } from '../support/backends.ts';
+import { createDatabase, dropDatabase } from '../support/postgres.ts';
 
 interface Run {
   code: number;
@@ -232,6 +234,24 @@ test('a backup stream cut short, or not a backup at all, keeps no file and says 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+if (TEST_DATABASE_URL) {
+  const adminUrl = TEST_DATABASE_URL;
+  test('a LevelDB backup restores into PostgreSQL: the same timelines, event for event', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tms-backup-across-'));
+    const databaseUrl = await createDatabase(adminUrl);
+    try {
+      const file = await smallBackup(dir);
+      const run = await tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
+      assert.is(run.code, 0, run.stderr);
+      const onPostgres = await withStorage({ dataDir: '', databaseUrl }, (storage) => checkTimelines(storage.timelines));
+      assert.equal(onPostgres, await withStorage({ dataDir: join(dir, 'small') }, (storage) => checkTimelines(storage.timelines)));
+    } finally {
+      await dropDatabase(adminUrl, databaseUrl);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
 
 test('tms backup --data-dir refuses a folder the running service holds, and names --url', async () => {
   const server = await startTestServer();
