@@ -28,7 +28,7 @@ export interface Marker {
 export interface LineChart {
   title: string;
   xTitle: string;
-  /** Series read against the left axis (solid lines). */
+  /** Series read against the left axis (solid lines). A point with a y that is NaN breaks the line. */
   left: LineAxis;
   /** Series read against the right axis (dashed lines), if any. */
   right?: LineAxis;
@@ -71,7 +71,9 @@ async function render(spec: Spec): Promise<string> {
   }
 }
 
-const rows = (axis: LineAxis | undefined) => (axis?.series ?? []).flatMap((series) => series.points.map((point) => ({ series: series.name, x: point.x, y: point.y })));
+/** A point whose y is not a finite number breaks its line there (e.g. while a process restarts). */
+const rows = (axis: LineAxis | undefined) =>
+  (axis?.series ?? []).flatMap((series) => series.points.map((point) => ({ series: series.name, x: point.x, y: Number.isFinite(point.y) ? point.y : null })));
 
 /** Lines over a shared x axis; a kill, a restart or any other moment can be marked with a labelled rule. */
 export function lineChartSvg(chart: LineChart): Promise<string> {
@@ -135,6 +137,7 @@ export function lineChartSvg(chart: LineChart): Promise<string> {
                 stroke: { scale: 'colour', field: 'series' },
                 strokeWidth: { value: 1.8 },
                 strokeDash: { value: side.dash },
+                defined: { signal: 'datum.y !== null' },
               },
             },
           },
@@ -204,7 +207,7 @@ export function groupedBarChartSvg(chart: GroupedBarChart): Promise<string> {
         ],
         axes: [
           { orient: 'bottom' as const, scale: 'length', grid: true, gridOpacity: 0.3, tickCount: 4 },
-          { orient: 'left' as const, scale: 'row', labels: index === 0, ticks: index === 0, labelLimit: 320, labelFontSize: 10 },
+          { orient: 'left' as const, scale: 'row', labels: index === 0, ticks: index === 0, labelLimit: 1000, labelFontSize: 10 },
         ],
         marks: [
           {
