@@ -337,6 +337,9 @@ interface EventState {
 
 interface Branch {
   timeline_id: string;
+  /** As created: read back, the record must still say so. */
+  kind: 'alternate' | 'parallel';
+  description: string;
   owner: number;
   /** 'uncertain': a deletion went unanswered at a kill; the next read-back settles it. */
   state: 'live' | 'deleted' | 'uncertain';
@@ -351,7 +354,7 @@ interface Ledger {
   branchesDeleted: number;
   manipulations: number;
   reverts: number;
-  anchors: string[];
+  anchors: { anchor_id: string; environment: Record<string, string> }[];
   /** Writes whose answer was lost at a kill: applied or not, the read-back says which. */
   unanswered: number;
   unansweredApplied: number;
@@ -403,6 +406,9 @@ async function readBack(after: string): Promise<void> {
     }
     const timeline = (got.json?.['timeline'] ?? {}) as Record<string, unknown>;
     const revision = Number(timeline['revision'] ?? 0);
+    if (timeline['kind'] !== branch.kind || timeline['description'] !== branch.description || timeline['base_timeline_id'] !== 'primary') {
+      lose(`branch ${branch.timeline_id}: created as a ${branch.kind} branch of primary, "${branch.description}"; read back ${JSON.stringify(timeline)}`);
+    }
     if (revision < branch.acknowledged) lose(`branch ${branch.timeline_id}: revision ${revision} < ${branch.acknowledged} acknowledged writes`);
     for (const state of branch.events.values()) {
       const { event } = state;
@@ -438,9 +444,12 @@ async function readBack(after: string): Promise<void> {
   await Promise.all(workers);
   for (const anchor of ledger.anchors) {
     checked++;
-    const got = await send('REST', 'tms.v1.AnchorService.CheckAnchorStability', { anchor_id: anchor });
-    if (got.status === 404) lose(`anchor ${anchor}: 404`);
-    else if (got.status !== 200) throw new Error(`read-back: check-anchor-stability ${anchor} answered ${got.status}`);
+    const got = await send('REST', 'tms.v1.AnchorService.CheckAnchorStability', { anchor_id: anchor.anchor_id });
+    if (got.status === 404) lose(`anchor ${anchor.anchor_id}: 404`);
+    else if (got.status !== 200) throw new Error(`read-back: check-anchor-stability ${anchor.anchor_id} answered ${got.status}`);
+    else if (JSON.stringify(got.json?.['current_conditions']) !== JSON.stringify(anchor.environment)) {
+      lose(`anchor ${anchor.anchor_id}: set with ${JSON.stringify(anchor.environment)}, read back ${JSON.stringify(got.json?.['current_conditions'])}`);
+    }
   }
   ledger.verified = Math.max(ledger.verified, checked);
   readBacks.push({ at, after, checked, lost: ledger.lost.length - lostBefore, settled, ms: performance.now() - started });
@@ -507,15 +516,16 @@ async function operate(worker: Worker, kind: Kind, face: Face): Promise<void> {
   const own = branches.filter((b) => b.owner === worker.index && b.state === 'live');
   if (own.length === 0 || (kind === 'create-branch' && own.length < MAX_BRANCHES_PER_WORKER)) {
     const parallel = rand() < 0.4;
+    const description = `soak branch ${Math.floor(rand() * 1e9)} of worker ${worker.index}`;
     const { outcome, reply } = await counted(face, 'create-branch', parallel ? 'tms.v1.TimelineService.CreateParallelTimeline' : 'tms.v1.TimelineService.CreateTimeline', {
       base_timeline_id: 'primary',
-      description: `soak branch of worker ${worker.index}`,
+      description,
       ...(parallel ? { variation: 'soak variation' } : {}),
     });
     const id = field(reply.json, 'timeline_id');
     if (outcome === 'ok' && id) {
       ledger.branchesCreated++;
-      branches.push({ timeline_id: id, owner: worker.index, state: 'live', acknowledged: 0, unanswered: 0, events: new Map() });
+      branches.push({ timeline_id: id, kind: parallel ? 'parallel' : 'alternate', description, owner: worker.index, state: 'live', acknowledged: 0, unanswered: 0, events: new Map() });
     } else if (outcome === 'ok') ledger.lost.push(`branch creation returned no timeline_id: ${JSON.stringify(reply.json)}`);
     // A branch whose answer was lost is not tracked: its id is unknown.
     else if (unanswered(outcome)) ledger.unanswered++;
@@ -597,21 +607,22 @@ async function operate(worker: Worker, kind: Kind, face: Face): Promise<void> {
       return;
     case 'set-anchor': {
       const nano = rand() < 0.2;
+      const environment = { temperature: `${15 + Math.floor(rand() * 15)}°C`, humidity: `${20 + Math.floor(rand() * 60)}%`, em_field_strength: `${(rand() * 2).toFixed(2)}T` };
       const { outcome, reply } = await counted(face, 'set-anchor', 'tms.v1.AnchorService.SetAnchor', {
         timestamp: `20${10 + Math.floor(rand() * 20)}-0${1 + Math.floor(rand() * 9)}-1${Math.floor(rand() * 10)}T12:00:00.${String(Math.floor(rand() * 1e9)).padStart(9, '0')}Z`,
         description: `soak anchor of worker ${worker.index}`,
         accuracy: nano ? 'nanosecond' : 'microsecond',
-        environment: { temperature: `${15 + Math.floor(rand() * 15)}°C`, humidity: `${20 + Math.floor(rand() * 60)}%`, em_field_strength: `${(rand() * 2).toFixed(2)}T` },
+        environment,
         quantum_state: { qubit_configuration: '1010', superposition_stability: '99.9%' },
       });
       const id = field(reply.json, 'anchor_id');
-      if (outcome === 'ok' && id) ledger.anchors.push(id);
+      if (outcome === 'ok' && id) ledger.anchors.push({ anchor_id: id, environment });
       else if (unanswered(outcome)) ledger.unanswered++;
       return;
     }
     case 'check-anchor':
       if (ledger.anchors.length === 0) return operate(worker, 'set-anchor', face);
-      await counted(face, 'check-anchor', 'tms.v1.AnchorService.CheckAnchorStability', { anchor_id: pickOne(ledger.anchors) });
+      await counted(face, 'check-anchor', 'tms.v1.AnchorService.CheckAnchorStability', { anchor_id: pickOne(ledger.anchors).anchor_id });
       return;
     case 'login': {
       const { outcome, reply } = await counted(face, 'login', 'tms.v1.AccountService.Login', { username: LOGIN_USER, password: LOGIN_PASSWORD }, null);
