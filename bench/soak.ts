@@ -15,7 +15,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client, credentials, status as grpcStatus } from '@grpc/grpc-js';
 import { fromJson, toJson, type JsonValue } from '@bufbuild/protobuf';
@@ -91,6 +91,8 @@ interface Life {
   /** Seconds since the run started. */
   spawnedAt: number;
   readyAt: number;
+  /** When the load ran on it: after the read-back that follows a restart. */
+  loadFrom: number;
   endedAt?: number;
   killed: boolean;
   server: ServerProcess;
@@ -234,6 +236,7 @@ async function startLife(dataDir: string): Promise<Life> {
     port: server.port,
     spawnedAt,
     readyAt: now(),
+    loadFrom: now(),
     killed: false,
     server,
     grpc: new Client(`127.0.0.1:${server.port}`, credentials.createInsecure()),
@@ -438,7 +441,7 @@ async function readBack(after: string): Promise<void> {
     }
   };
   // A few branches at a time: quick, without flooding a process that has just started.
-  const workers = Array.from({ length: 4 }, async () => {
+  const workers = Array.from({ length: 6 }, async () => {
     for (let branch = queue.shift(); branch; branch = queue.shift()) await one(branch);
   });
   await Promise.all(workers);
@@ -709,6 +712,9 @@ async function sampleLoop(): Promise<void> {
 const dataDir = await mkdtemp(join(tmpdir(), 'tms-soak-'));
 console.log(`soak: ${durationS} s, ${concurrency} in flight, ${killsWanted} kill(s) aimed for, seed ${seed}; data in ${dataDir}`);
 let fatal: string | undefined;
+/** Loop-delay p99 of the idle service before the load, and the machine's 1-minute load average at both ends. */
+const idleLoop: number[] = [];
+const loadAverages: number[] = [];
 /** The load runs for the duration asked, from when the first process is ready and set up. */
 let endAt = durationS;
 const kills: { at: number; life: number }[] = [];
@@ -723,7 +729,16 @@ try {
   const account = await send('REST', 'tms.v1.AccountService.CreateAccount', { username: LOGIN_USER, password: LOGIN_PASSWORD, scopes: ['read'] });
   if (account.status !== 200) throw new Error(`creating the login account answered ${account.status}: ${JSON.stringify(account.json)}`);
 
+  // The loop delay of the idle service first: on a shared machine it is not the 10 ms of a quiet one.
+  await loopP99(life!.port);
+  for (let i = 0; i < 2; i++) {
+    await sleep(1000);
+    const p99 = await loopP99(life!.port);
+    if (p99 !== undefined) idleLoop.push(p99);
+  }
+  loadAverages.push(loadavg()[0]!);
   endAt = now() + durationS;
+  life!.loadFrom = now();
   const workers = Array.from({ length: concurrency }, (_, index) => runWorker({ index, session: undefined }));
   const sampler = sampleLoop();
 
@@ -731,7 +746,7 @@ try {
     const current = life!;
     const remainingKills = killsWanted - k;
     const slack = endAt - now() - (remainingKills + 1) * minLifeS - remainingKills * RESTART_ALLOWANCE_S;
-    const killAt = current.readyAt + minLifeS + rand() * Math.max(0, slack) * (2 / (remainingKills + 1));
+    const killAt = current.loadFrom + minLifeS + rand() * Math.max(0, slack) * (2 / (remainingKills + 1));
     if (killAt > endAt - minLifeS) break;
     await sleep(Math.max(0, killAt - now()) * 1000);
     kills.push({ at: now(), life: current.index });
@@ -742,7 +757,11 @@ try {
     console.log(`soak: pid ${next.pid} ready ${((next.readyAt - kills.at(-1)!.at) * 1000).toFixed(0)} ms after the kill; reading back every acknowledged write`);
     pause();
     await drained();
+    const readBackFrom = now();
     await readBack(`restart ${kills.length}`);
+    // The load runs for the duration asked: the read-back, with the load paused, does not count.
+    endAt += now() - readBackFrom;
+    next.loadFrom = now();
     paused = false;
     resume();
   }
@@ -753,6 +772,7 @@ try {
   stopping = true;
   resume();
   await Promise.all([...workers, sampler]);
+  loadAverages.push(loadavg()[0]!);
   await readBack('the run');
 } catch (error) {
   fatal = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -787,12 +807,12 @@ interface LifeFigures {
 const lifeFigures: LifeFigures[] = lives.map((l) => {
   const mine = samples.filter((s) => s.life === l.index);
   const end = l.endedAt ?? now();
-  const judged = end - l.readyAt >= warmupS + 2 * windowS;
-  const warm = mine.filter((s) => s.at >= l.readyAt + warmupS && s.at < l.readyAt + warmupS + windowS).map((s) => s.rssMiB);
+  const judged = end - l.loadFrom >= warmupS + 2 * windowS;
+  const warm = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.at < l.loadFrom + warmupS + windowS).map((s) => s.rssMiB);
   const final = mine.filter((s) => s.at >= end - windowS).map((s) => s.rssMiB);
   const warmRss = judged && warm.length ? median(warm) : undefined;
   const finalRss = judged && final.length ? median(final) : undefined;
-  const loop = mine.filter((s) => s.at >= l.readyAt + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
+  const loop = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
   return { life: l, warmRss, finalRss, growth: warmRss && finalRss ? finalRss / warmRss - 1 : undefined, loop };
 });
 const allLoop = lifeFigures.flatMap((f) => f.loop).sort((a, b) => a - b);
@@ -842,12 +862,13 @@ const kindRows = KINDS.map((kind) => {
   return [kind, ...byFace.map((t) => t?.requests ?? 0), all((t) => t.requests), all((t) => t.ok), all((t) => t.clientErrors), all((t) => t.serverErrors), all((t) => t.inFlightAtKill), all((t) => t.refusedWhileRestarting), msText(percentile(latencies, 50)), msText(percentile(latencies, 99))];
 });
 const faceTotals = FACES.map((face) => sum((t) => t.requests, (key) => key.startsWith(`${face} `)));
-const loadSeconds = lives.reduce((n, l) => n + ((l.endedAt ?? now()) - l.readyAt), 0);
+const loadSeconds = lives.reduce((n, l) => n + ((l.endedAt ?? now()) - l.loadFrom), 0);
 
 const lifeRows = lifeFigures.map((f) => [
   f.life.index,
   f.life.pid,
   f.life.readyAt.toFixed(1),
+  f.life.loadFrom.toFixed(1),
   f.life.index === 1 ? '—' : ((f.life.readyAt - (kills[f.life.index - 2]?.at ?? f.life.spawnedAt)) * 1000).toFixed(0),
   (f.life.endedAt ?? now()).toFixed(1),
   f.life.killed ? 'kill -9' : 'SIGTERM (end)',
@@ -891,6 +912,10 @@ caught in flight by a kill or refused while the next process started. **${passed
 
 ![RSS and req/s over time, kills marked](soak.svg)
 
+After each kill (red line) the rate drops to nothing while the next process starts and the read-back runs with the
+load paused; the read-back's time is added to the run, so the load itself lasts the duration asked. The RSS line
+breaks between process lives.
+
 ${table(
   ['check', 'rule', 'measured', 'verdict'],
   checks.map((c) => [c.name, c.rule, c.measured, c.met ? 'met' : '**failed**']),
@@ -910,6 +935,8 @@ ${table(
     ['restarts', String(restarts)],
     ['RSS at start (first life, after warm-up) / at end (last life, last window)', `${mib(firstWarm)} / ${mib(lastFinal)} MiB`],
     ['event-loop delay p99 (1-s windows after warm-up)', `median ${msText(loopMedian)} ms, ${LOOP_WINDOW_SHARE * 100} % of windows ≤ ${msText(loopShare)} ms, worst ${msText(loopMax)} ms`],
+    ['event-loop delay p99 of the idle service before the load', `${idleLoop.map(msText).join(', ')} ms (10 ms on a quiet machine: the sampling interval)`],
+    ['machine load average (1 min) at the start / end of the load', loadAverages.map((x) => x.toFixed(1)).join(' / ')],
   ],
 )}
 
@@ -921,7 +948,7 @@ Process lives (times in seconds since the start; RSS from \`/proc/<pid>/status\`
 process's \`tms_nodejs_eventloop_lag_p99_seconds\` on \`/metrics\`, which prom-client resets at every scrape, so each
 sample covers the second before it):
 
-${table(['life', 'pid', 'ready at', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'loop p99 median ms', 'loop p99 worst ms'], lifeRows)}
+${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'loop p99 median ms', 'loop p99 worst ms'], lifeRows)}
 
 Read-backs:
 
@@ -959,6 +986,8 @@ writeFileSync(
       worstRssGrowth: worstGrowth,
       loopP99MedianMs: loopMedian,
       loopP99WorstMs: loopMax,
+      idleLoopP99Ms: idleLoop,
+      loadAverages,
       checks,
       failures,
     },
