@@ -38,10 +38,11 @@ const options = new Command()
   .option('--minutes <n>', 'how long to run (fractions allowed)', number('--minutes'))
   .option('--seconds <n>', 'how long to run, in seconds (instead of --minutes)', number('--seconds'))
   .option('--concurrency <n>', 'requests in flight', number('--concurrency'), 12)
+  .option('--rate <n>', 'operations started per second, across all workers (default: as fast as they complete)', number('--rate'))
   .option('--kills <n>', 'SIGKILLs to aim for (default: one per 40 s, at least one); fewer when the run is too short for them')
   .option('--seed <n>', 'seed of the random choices (kill moments, operations, faces)', number('--seed'))
   .parse()
-  .opts<{ minutes?: number; seconds?: number; concurrency: number; kills?: string; seed?: number }>();
+  .opts<{ minutes?: number; seconds?: number; concurrency: number; rate?: number; kills?: string; seed?: number }>();
 
 const durationS = options.seconds ?? (options.minutes ?? 1) * 60;
 const concurrency = Math.round(options.concurrency);
@@ -638,12 +639,23 @@ async function operate(worker: Worker, kind: Kind, face: Face): Promise<void> {
   }
 }
 
+/** With --rate, operations start on a fixed schedule (an open loop) rather than as soon as a worker is free. */
+let nextSlot = 0;
+async function paced(): Promise<void> {
+  if (options.rate === undefined) return;
+  const slot = Math.max(now(), nextSlot);
+  nextSlot = slot + 1 / options.rate;
+  await sleep((slot - now()) * 1000);
+}
+
 async function runWorker(worker: Worker): Promise<void> {
   while (!stopping) {
     if (paused) {
       await resumed;
       continue;
     }
+    await paced();
+    if (paused || stopping) continue;
     const face = pickOne(FACES);
     inFlight++;
     const before = outages.length;
@@ -710,7 +722,7 @@ async function sampleLoop(): Promise<void> {
 // ------------------------------------------------------------------ the run
 
 const dataDir = await mkdtemp(join(tmpdir(), 'tms-soak-'));
-console.log(`soak: ${durationS} s, ${concurrency} in flight, ${killsWanted} kill(s) aimed for, seed ${seed}; data in ${dataDir}`);
+console.log(`soak: ${durationS} s, ${concurrency} in flight${options.rate ? ` at most, ${options.rate} operations/s` : ''}, ${killsWanted} kill(s) aimed for, seed ${seed}; data in ${dataDir}`);
 let fatal: string | undefined;
 /** Loop-delay p99 of the idle service before the load, and the machine's 1-minute load average at both ends. */
 const idleLoop: number[] = [];
@@ -900,7 +912,7 @@ const svg = await lineChartSvg({
 
 const report = `## Soak: mixed load with kill -9 and restarts
 
-\`npm run soak -- --seconds ${durationS}\` (${machineLine()}), seed ${seed}. ${concurrency} requests in flight, each a random
+\`npm run soak -- --seconds ${durationS}${options.rate ? ` --rate ${options.rate}` : ''}\` (${machineLine()}), seed ${seed}. ${options.rate ? `${options.rate} operations started per second, at most ${concurrency}` : concurrency} requests in flight, each a random
 operation over a random face (REST, Connect JSON over HTTP/1.1, gRPC with @grpc/grpc-js over h2c) against one tms
 process on a LevelDB folder; the process was killed with SIGKILL ${restarts} time(s) at random moments and restarted on
 the same folder. Every acknowledged write (manipulation, revert, branch creation and deletion, anchor) was recorded
