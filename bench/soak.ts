@@ -337,6 +337,8 @@ interface EventState {
   event: CatalogueEvent;
   /** The id expected to stand: the original, or the manipulation's new event. Undefined while uncertain. */
   standing: string | undefined;
+  /** While uncertain: the write that went unanswered, and the id that stood before it. */
+  unanswered?: { write: 'manipulate' | 'revert'; before: string };
 }
 
 interface Branch {
@@ -426,13 +428,16 @@ async function readBack(after: string): Promise<void> {
       const events = (found.json?.['events'] ?? []) as { event_id: string; supersedes?: string; status?: string }[];
       const version = events.find((e) => e.event_id === event.event_id || e.supersedes === event.event_id);
       if (state.standing === undefined) {
-        // A write a kill swallowed: whichever version stands now is the truth, as long as one does.
-        if (!version) lose(`event ${event.event_id} on ${branch.timeline_id}: no version of it stands`);
-        else {
-          if (version.event_id !== event.event_id) ledger.unansweredApplied++;
-          state.standing = version.event_id;
-          settled++;
-        }
+        // A write a kill swallowed: it happened or it did not, and the version standing now must say which.
+        if (!state.unanswered) continue; // an answer without its new id, already counted as lost
+        const { write, before } = state.unanswered;
+        const applied = write === 'manipulate' ? version !== undefined && version.event_id !== before : version?.event_id === event.event_id;
+        const notApplied = version?.event_id === before;
+        if (!applied && !notApplied) lose(`event ${event.event_id} on ${branch.timeline_id}: after an unanswered ${write} of ${before}, found ${version?.event_id ?? 'nothing'}`);
+        if (applied) ledger.unansweredApplied++;
+        state.standing = version?.event_id;
+        state.unanswered = undefined;
+        settled++;
         continue;
       }
       checked++;
@@ -562,6 +567,7 @@ async function operate(worker: Worker, kind: Kind, face: Face): Promise<void> {
           branch.acknowledged++;
           ledger.reverts++;
         } else if (unanswered(outcome)) {
+          state.unanswered = { write: 'revert', before: state.standing! };
           state.standing = undefined;
           branch.unanswered++;
           ledger.unanswered++;
@@ -588,6 +594,7 @@ async function operate(worker: Worker, kind: Kind, face: Face): Promise<void> {
         branch.acknowledged++;
         ledger.manipulations++;
       } else if (unanswered(outcome)) {
+        state.unanswered = { write: 'manipulate', before: event.event_id };
         state.standing = undefined;
         branch.unanswered++;
         ledger.unanswered++;
@@ -910,9 +917,20 @@ const svg = await lineChartSvg({
   markers: kills.map((k, i) => ({ x: k.at, label: `kill ${i + 1}` })),
 });
 
+/** The command that runs this soak again, with the same random choices. */
+const replay = [
+  'npm run soak --',
+  options.seconds === undefined ? `--minutes ${options.minutes ?? 1}` : `--seconds ${options.seconds}`,
+  `--concurrency ${concurrency}`,
+  options.rate ? `--rate ${options.rate}` : '',
+  options.kills === undefined ? '' : `--kills ${options.kills}`,
+  `--seed ${seed}`,
+]
+  .filter(Boolean)
+  .join(' ');
 const report = `## Soak: mixed load with kill -9 and restarts
 
-\`npm run soak -- --seconds ${durationS}${options.rate ? ` --rate ${options.rate}` : ''}\` (${machineLine()}), seed ${seed}. ${options.rate ? `${options.rate} operations started per second, at most ${concurrency}` : concurrency} requests in flight, each a random
+\`${replay}\` (${machineLine()}). ${options.rate ? `${options.rate} operations started per second, at most ${concurrency}` : concurrency} requests in flight, each a random
 operation over a random face (REST, Connect JSON over HTTP/1.1, gRPC with @grpc/grpc-js over h2c) against one tms
 process on a LevelDB folder; the process was killed with SIGKILL ${restarts} time(s) at random moments and restarted on
 the same folder. Every acknowledged write (manipulation, revert, branch creation and deletion, anchor) was recorded
