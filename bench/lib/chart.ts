@@ -121,7 +121,7 @@ export function lineChartSvg(chart: LineChart): Promise<string> {
         gridOpacity: 0.3,
       })),
     ],
-    legends: [{ stroke: 'colour', orient: 'top', direction: 'horizontal', symbolType: 'stroke' }],
+    legends: [{ stroke: 'colour', orient: 'top', direction: 'horizontal', symbolType: 'stroke', labelLimit: 400 }],
     marks: [
       ...sides.map((side) => ({
         type: 'group' as const,
@@ -191,7 +191,7 @@ export function groupedBarChartSvg(chart: GroupedBarChart): Promise<string> {
     title: { text: chart.title, anchor: 'start', fontSize: 14 },
     layout: { columns: chart.panels.length, padding: 40, bounds: 'flush', align: 'each' },
     scales: [{ name: 'colour', type: 'ordinal', domain: chart.groups, range: PALETTE }],
-    legends: [{ fill: 'colour', orient: 'top', direction: 'horizontal' }],
+    legends: [{ fill: 'colour', orient: 'top', direction: 'horizontal', labelLimit: 400 }],
     marks: chart.panels.map((panel, index) => {
       const data = `panel_${index}`;
       // Each bar's figure is printed at its end.
