@@ -2,7 +2,7 @@
 // browser and no canvas). Two shapes: lines over time with up to two y axes and marked moments (the soak's
 // RSS and req/s with its kills), and horizontal bars grouped per category in side-by-side panels (req/s and
 // p99 per path, tms next to its baseline).
-import { parse, View, type Spec } from 'vega';
+import type { Spec } from 'vega';
 
 export interface Point {
   x: number;
@@ -63,6 +63,8 @@ const PALETTE = ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2', '#b279a2
 const MARKER_COLOUR = '#d62728';
 
 async function render(spec: Spec): Promise<string> {
+  // Loaded when a chart is drawn: a soak or a bench should not wait for it at start.
+  const { parse, View } = await import('vega');
   const view = new View(parse(spec), { renderer: 'none' });
   try {
     return await view.toSVG();
