@@ -48,9 +48,9 @@ const durationS = options.seconds ?? (options.minutes ?? 1) * 60;
 const concurrency = Math.round(options.concurrency);
 const seed = Math.round(options.seed ?? Date.now() % 1_000_000);
 /** The first part of each process's life (JIT, caches filling) is left out of the memory and loop-delay figures. */
-const warmupS = Math.min(15, Math.max(3, durationS * 0.15));
+const warmupS = Math.min(15, Math.max(3, durationS * 0.1));
 /** The memory windows compared within one process life: right after warm-up, and its last seconds. */
-const windowS = Math.min(10, Math.max(2, durationS * 0.1));
+const windowS = Math.min(10, Math.max(2, durationS * 0.05));
 /** A life must hold warm-up and both windows for its memory to be judged, and the kills are spaced so that each does. */
 const minLifeS = warmupS + 2 * windowS + 1;
 /** A first guess of the time from a kill until the load resumes (restart, then read-back); the run then measures it. */
