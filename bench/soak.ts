@@ -948,7 +948,7 @@ const report = `## Soak: mixed load with kill -9 and restarts
 
 \`${replay}\` (${machineLine()}). ${options.rate ? `${options.rate} operations started per second, at most ${concurrency}` : concurrency} requests in flight, each a random
 operation over a random face (REST, Connect JSON over HTTP/1.1, gRPC with @grpc/grpc-js over h2c) against one tms
-process on a LevelDB folder; the process was killed with SIGKILL ${restarts} time(s) at random moments and restarted on
+process on a LevelDB folder; the process was killed with SIGKILL ${restarts === 1 ? 'once' : `${restarts} times`} at random moments and restarted on
 the same folder. Every acknowledged write (manipulation, revert, branch creation and deletion, anchor) was recorded
 with what it returned and read back over REST after each restart and at the end, with the load paused: each live
 branch's revision must count at least its acknowledged writes, and on it each touched event must stand as the last
