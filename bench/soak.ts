@@ -39,10 +39,10 @@ const options = new Command()
   .option('--seconds <n>', 'how long to run, in seconds (instead of --minutes)', number('--seconds'))
   .option('--concurrency <n>', 'requests in flight', number('--concurrency'), 12)
   .option('--rate <n>', 'operations started per second, across all workers (default: as fast as they complete)', number('--rate'))
-  .option('--kills <n>', 'SIGKILLs to aim for (default: one per 40 s, at least one); fewer when the run is too short for them')
+  .option('--kills <n>', 'SIGKILLs to aim for (default: one per 40 s); fewer when the run is too short for them, but always one', number('--kills'))
   .option('--seed <n>', 'seed of the random choices (kill moments, operations, faces)', number('--seed'))
   .parse()
-  .opts<{ minutes?: number; seconds?: number; concurrency: number; rate?: number; kills?: string; seed?: number }>();
+  .opts<{ minutes?: number; seconds?: number; concurrency: number; rate?: number; kills?: number; seed?: number }>();
 
 const durationS = options.seconds ?? (options.minutes ?? 1) * 60;
 const concurrency = Math.round(options.concurrency);
@@ -56,7 +56,7 @@ const minLifeS = warmupS + 2 * windowS + 1;
 /** A first guess of the time from a kill until the load resumes (restart, then read-back); the run then measures it. */
 const DOWNTIME_GUESS_S = 5;
 const maxKills = Math.max(1, Math.floor((durationS - minLifeS) / (minLifeS + DOWNTIME_GUESS_S)));
-const killsWanted = Math.min(options.kills === undefined ? Math.max(1, Math.floor(durationS / 40)) : Number(options.kills), maxKills);
+const killsWanted = Math.min(options.kills === undefined ? Math.max(1, Math.floor(durationS / 40)) : Math.round(options.kills), maxKills);
 const RSS_GROWTH_LIMIT = 0.1;
 /** prom-client samples the loop every 10 ms, so an idle loop reads 10 ms; the project's target is 20 ms p99. */
 const LOOP_P99_LIMIT_MS = 20;
@@ -78,6 +78,8 @@ function random(seedValue: number): () => number {
   };
 }
 const rand = random(seed);
+/** The kill moments draw from their own sequence, so a seed gives the same ones whatever the requests did. */
+const killRand = random(seed ^ 0x5eed);
 const pickOne = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
 
 // ------------------------------------------------------------------ the service, its lives and its faces
@@ -778,7 +780,7 @@ try {
     const current = life!;
     const remainingKills = killsWanted - k;
     const slack = endAt - now() - (remainingKills + 1) * minLifeS - remainingKills * downtime;
-    const killAt = current.loadFrom + minLifeS + rand() * Math.max(0, slack) * (2 / (remainingKills + 1));
+    const killAt = current.loadFrom + minLifeS + killRand() * Math.max(0, slack) * (2 / (remainingKills + 1));
     // One kill always happens: that is what the soak is for. Later ones only where a whole life still fits after them.
     if (k > 0 && killAt > endAt - minLifeS - downtime) break;
     await sleep(Math.max(0, killAt - now()) * 1000);
@@ -933,7 +935,7 @@ const svg = await lineChartSvg({
   markers: kills.map((k, i) => ({ x: k.at, label: `kill ${i + 1}` })),
 });
 
-/** The command that runs this soak again, with the same random choices. */
+/** The command that runs this soak again with the same seed: the same kill draws; requests interleave as they will. */
 const replay = [
   'npm run soak --',
   options.seconds === undefined ? `--minutes ${options.minutes ?? 1}` : `--seconds ${options.seconds}`,
