@@ -694,6 +694,10 @@ interface Sample {
   life: number;
   rssMiB: number;
   loopP99Ms?: number;
+  /** What the service's caches hold by their own estimate (tms_cache_bytes, all caches): growth they explain is bounded. */
+  cacheMiB?: number;
+  /** The V8 heap in use (tms_nodejs_heap_size_used_bytes): tells JavaScript objects from native memory. */
+  heapMiB?: number;
 }
 const samples: Sample[] = [];
 
@@ -707,8 +711,11 @@ async function rssMiB(pid: number): Promise<number | undefined> {
   }
 }
 
-/** prom-client resets its loop-delay histogram at every scrape: each value covers the second since the last. */
-async function loopP99(port: number): Promise<number | undefined> {
+/**
+ * The loop-delay p99 (prom-client resets its histogram at every scrape: each value covers the second since the
+ * last) and the bytes the caches hold, from one scrape of /metrics.
+ */
+async function scrape(port: number): Promise<{ loopP99?: number; cacheMiB?: number; heapMiB?: number }> {
   const reply = await new Promise<string | undefined>((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/metrics', agent, timeout: 5000 }, (res) => {
       let text = '';
@@ -721,16 +728,26 @@ async function loopP99(port: number): Promise<number | undefined> {
     req.on('error', () => resolve(undefined));
     req.end();
   });
-  const match = reply && /^tms_nodejs_eventloop_lag_p99_seconds ([0-9.e+-]+)$/m.exec(reply);
-  return match ? Number(match[1]) * 1000 : undefined;
+  if (!reply) return {};
+  const match = /^tms_nodejs_eventloop_lag_p99_seconds ([0-9.e+-]+)$/m.exec(reply);
+  const caches = [...reply.matchAll(/^tms_cache_bytes\{[^}]*\} ([0-9.e+-]+)$/gm)].map((m) => Number(m[1]));
+  const heap = /^tms_nodejs_heap_size_used_bytes ([0-9.e+-]+)$/m.exec(reply);
+  return {
+    heapMiB: heap ? Number(heap[1]) / 1024 / 1024 : undefined,
+    loopP99: match ? Number(match[1]) * 1000 : undefined,
+    cacheMiB: caches.length ? caches.reduce((a, b) => a + b, 0) / 1024 / 1024 : undefined,
+  };
 }
+const loopP99 = async (port: number) => (await scrape(port)).loopP99;
 
 async function sampleLoop(): Promise<void> {
   while (!stopping) {
     const current = life;
     if (current && current.endedAt === undefined && !paused) {
-      const [rss, p99] = await Promise.all([rssMiB(current.pid), loopP99(current.port)]);
-      if (rss !== undefined && life === current && current.endedAt === undefined) samples.push({ at: now(), life: current.index, rssMiB: rss, loopP99Ms: p99 });
+      const [rss, metrics] = await Promise.all([rssMiB(current.pid), scrape(current.port)]);
+      if (rss !== undefined && life === current && current.endedAt === undefined) {
+        samples.push({ at: now(), life: current.index, rssMiB: rss, loopP99Ms: metrics.loopP99, cacheMiB: metrics.cacheMiB, heapMiB: metrics.heapMiB });
+      }
     }
     await sleep(1000);
   }
@@ -835,6 +852,10 @@ interface LifeFigures {
   warmRss?: number;
   finalRss?: number;
   growth?: number;
+  warmCache?: number;
+  finalCache?: number;
+  warmHeap?: number;
+  finalHeap?: number;
   loop: number[];
 }
 const lifeFigures: LifeFigures[] = lives.map((l) => {
@@ -843,10 +864,26 @@ const lifeFigures: LifeFigures[] = lives.map((l) => {
   const judged = end - l.loadFrom >= warmupS + 2 * windowS;
   const warm = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.at < l.loadFrom + warmupS + windowS).map((s) => s.rssMiB);
   const final = mine.filter((s) => s.at >= end - windowS).map((s) => s.rssMiB);
+  const within = (pick: (s: Sample) => number | undefined, from: number, to: number) =>
+    mine.filter((s) => s.at >= from && s.at < to && pick(s) !== undefined).map((s) => pick(s)!);
+  const warmCaches = within((s) => s.cacheMiB, l.loadFrom + warmupS, l.loadFrom + warmupS + windowS);
+  const finalCaches = within((s) => s.cacheMiB, end - windowS, Infinity);
+  const warmHeaps = within((s) => s.heapMiB, l.loadFrom + warmupS, l.loadFrom + warmupS + windowS);
+  const finalHeaps = within((s) => s.heapMiB, end - windowS, Infinity);
   const warmRss = judged && warm.length ? median(warm) : undefined;
   const finalRss = judged && final.length ? median(final) : undefined;
   const loop = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
-  return { life: l, warmRss, finalRss, growth: warmRss && finalRss ? finalRss / warmRss - 1 : undefined, loop };
+  return {
+    life: l,
+    warmRss,
+    finalRss,
+    growth: warmRss && finalRss ? finalRss / warmRss - 1 : undefined,
+    warmCache: judged && warmCaches.length ? median(warmCaches) : undefined,
+    finalCache: judged && finalCaches.length ? median(finalCaches) : undefined,
+    warmHeap: judged && warmHeaps.length ? median(warmHeaps) : undefined,
+    finalHeap: judged && finalHeaps.length ? median(finalHeaps) : undefined,
+    loop,
+  };
 });
 const allLoop = lifeFigures.flatMap((f) => f.loop).sort((a, b) => a - b);
 const loopMedian = percentile(allLoop, 50);
@@ -908,15 +945,25 @@ const lifeRows = lifeFigures.map((f) => [
   mib(f.warmRss),
   mib(f.finalRss),
   f.growth === undefined ? 'not judged (too short)' : `${(f.growth * 100).toFixed(1)} %`,
+  `${mib(f.warmHeap)} → ${mib(f.finalHeap)}`,
+  `${mib(f.warmCache)} → ${mib(f.finalCache)}`,
   msText(percentile([...f.loop].sort((a, b) => a - b), 50)),
   msText(f.loop.length ? Math.max(...f.loop) : NaN),
 ]);
 
 const chartPath = join(reportsDir, 'soak.svg');
 const rssSeries: Series = { name: 'RSS (MiB)', points: [] };
+const cacheSeries: Series = { name: 'caches, by their estimate (MiB)', points: [] };
+const heapSeries: Series = { name: 'V8 heap used (MiB)', points: [] };
 for (const l of lives) {
-  for (const s of samples.filter((x) => x.life === l.index)) rssSeries.points.push({ x: s.at, y: s.rssMiB });
+  for (const s of samples.filter((x) => x.life === l.index)) {
+    rssSeries.points.push({ x: s.at, y: s.rssMiB });
+    cacheSeries.points.push({ x: s.at, y: s.cacheMiB ?? NaN });
+    heapSeries.points.push({ x: s.at, y: s.heapMiB ?? NaN });
+  }
+  heapSeries.points.push({ x: l.endedAt ?? now(), y: NaN });
   rssSeries.points.push({ x: l.endedAt ?? now(), y: NaN });
+  cacheSeries.points.push({ x: l.endedAt ?? now(), y: NaN });
 }
 const seconds = Math.ceil(lives.at(-1)?.endedAt ?? now());
 /** Requests completed per second, as a mean over the 5 seconds around each: one-second counts are too jagged to read. */
@@ -930,7 +977,7 @@ const rateSeries: Series[] = FACES.map((face) => ({ name: `${face} req/s`, point
 const svg = await lineChartSvg({
   title: `Soak: ${durationS < 60 ? `${durationS} s` : `${+(durationS / 60).toFixed(1)} min`}, ${concurrency} requests in flight, kill -9 at the red lines`,
   xTitle: 'seconds since start',
-  left: { title: 'tms RSS, MiB', series: [rssSeries] },
+  left: { title: 'MiB', series: [rssSeries, heapSeries, cacheSeries] },
   right: { title: 'requests answered 2xx per second (5-s mean)', series: rateSeries },
   markers: kills.map((k, i) => ({ x: k.at, label: `kill ${i + 1}` })),
 });
@@ -995,7 +1042,7 @@ Process lives (times in seconds since the start; RSS from \`/proc/<pid>/status\`
 process's \`tms_nodejs_eventloop_lag_p99_seconds\` on \`/metrics\`, which prom-client resets at every scrape, so each
 sample covers the second before it):
 
-${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'loop p99 median ms', 'loop p99 worst ms'], lifeRows)}
+${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'V8 heap used MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms'], lifeRows)}
 
 Read-backs:
 
