@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -17,7 +17,7 @@ if (quick) {
 }
 // Imported after BENCH_REPORTS_DIR is settled: the reports folder is read once, when the module loads.
 const { machineLine, reportsDir } = await import('./lib/report.ts');
-const { readTargets, targetTable } = await import('./lib/targets.ts');
+const { readTargets, targetTable, targetsChartSvg } = await import('./lib/targets.ts');
 
 const ALL = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'search-under-load'];
 /** A quick run leaves out what needs a download (Node 24) or a database cluster of its own. */
@@ -76,6 +76,7 @@ const sections = ALL.map((name) => join(reportsDir, `${name}.md`))
   .filter(existsSync)
   .map((path) => readFileSync(path, 'utf8').trim());
 const reportPath = quick ? join(reportsDir, 'REPORT.md') : join(root, 'bench', 'REPORT.md');
+const chartPath = join(reportsDir, 'targets.svg');
 writeFileSync(
   reportPath,
   `# Benchmark report
@@ -87,7 +88,11 @@ baseline's req/s in the same run; the machine is shared and noisy, so ratios, no
 
 ${targetTable(targets)}
 
+![req/s and p99 per path, bare next to tms](${relative(dirname(reportPath), chartPath)})
+
 ${sections.join('\n\n')}
 `,
 );
 console.log(`\nwrote ${reportPath}`);
+writeFileSync(chartPath, await targetsChartSvg(targets));
+console.log(`wrote ${chartPath}`);

@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { reportsDir, table } from './report.ts';
 import type { Sample } from './load.ts';
+import { groupedBarChartSvg } from './chart.ts';
 
 export interface Target {
   /** What is measured, as the target states it. */
@@ -20,6 +21,10 @@ export interface TargetResult {
   goal: string;
   node: string;
   ratio?: number;
+  /** tms req/s, and its baseline's req/s and p99 (ms) in the same run, where the target has them. */
+  rps?: number;
+  baselineRps?: number;
+  baselineP99?: number;
   p50?: number;
   p99?: number;
   cpuMicros?: number;
@@ -32,7 +37,19 @@ export function measuredTarget(target: Target, node: string, tms: Sample, baseli
   const ratio = baseline ? tms.rps / baseline.rps : undefined;
   const ratioMet = target.minRatio === undefined || (ratio !== undefined && ratio >= target.minRatio);
   const p99Met = target.maxP99Ms === undefined || tms.p99 <= target.maxP99Ms;
-  return { path: target.path, goal: target.goal, node, ratio, p50: tms.p50, p99: tms.p99, cpuMicros: tms.cpuMicros, met: ratioMet && p99Met };
+  return {
+    path: target.path,
+    goal: target.goal,
+    node,
+    ratio,
+    rps: tms.rps,
+    baselineRps: baseline?.rps,
+    baselineP99: baseline?.p99,
+    p50: tms.p50,
+    p99: tms.p99,
+    cpuMicros: tms.cpuMicros,
+    met: ratioMet && p99Met,
+  };
 }
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
@@ -61,4 +78,27 @@ export function writeTargets(name: string, results: TargetResult[]): void {
 export function readTargets(name: string): TargetResult[] {
   const path = join(reportsDir, `${name}.targets.json`);
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as TargetResult[]) : [];
+}
+
+/**
+ * "req/s and p99 per path, bare next to tms": one row per measured target (and Node version), tms and its
+ * baseline side by side, as an SVG. Targets without a req/s (a time, a memory figure) are left out.
+ */
+export function targetsChartSvg(results: TargetResult[]): Promise<string> {
+  const measured = results.filter((r) => r.rps !== undefined && Number.isFinite(r.rps));
+  const row = (r: TargetResult) => `${r.path} (Node ${r.node.replace(/^v/, '')})`;
+  const bars = (tms: (r: TargetResult) => number | undefined, bare: (r: TargetResult) => number | undefined) =>
+    measured.flatMap((r) => [
+      { category: row(r), group: 'tms', value: tms(r) ?? NaN },
+      { category: row(r), group: 'bare baseline', value: bare(r) ?? NaN },
+    ]);
+  return groupedBarChartSvg({
+    title: 'req/s and p99 per path, bare next to tms',
+    categories: [...new Set(measured.map(row))],
+    groups: ['tms', 'bare baseline'],
+    panels: [
+      { title: 'req/s (more is better)', bars: bars((r) => r.rps, (r) => r.baselineRps) },
+      { title: 'p99 ms (less is better)', bars: bars((r) => r.p99, (r) => r.baselineP99) },
+    ],
+  });
 }

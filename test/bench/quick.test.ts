@@ -50,6 +50,9 @@ test('the quick bench runs every bench and reports every target with a verdict',
       assert.ok(report.includes(section), `the report has "${section}"`);
     }
     assert.not.match(report, /\| NaN|undefined/, 'every figure was measured');
+    assert.ok(report.includes('](targets.svg)'), "the Targets section links the chart");
+    const chart = await readFile(join(dir, 'targets.svg'), 'utf8');
+    assert.ok(chart.startsWith('<svg') && chart.includes('REST manipulate-event on a branch'), 'targets.svg charts the targets');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -2,7 +2,7 @@
 import { Client, credentials, Metadata, status, type ClientDuplexStream, type ClientReadableStream, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type JsonValue, type Message, type MessageShape } from '@bufbuild/protobuf';
 import { rpcMethods } from '../../src/server/connect/services.ts';
-import { ADMIN_KEY } from './server.ts';
+import { ADMIN_KEY } from './admin-key.ts';
 
 export interface GrpcResult {
   code: number;

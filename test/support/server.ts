@@ -5,8 +5,9 @@ import { request as httpRequest } from 'node:http';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { startApp, type RunningApp } from '../../src/app.ts';
+import { ADMIN_KEY } from './admin-key.ts';
 
-export const ADMIN_KEY = 'tms_test_admin_key_0123456789abcdef';
+export { ADMIN_KEY };
 
 export interface TestServer {
   app: RunningApp;
