@@ -27,7 +27,7 @@ interface Raw {
 function raw(server: TestServer, secure: boolean, bytes: string | string[]): Promise<Raw> {
   const send = async () => {
     for (const part of typeof bytes === 'string' ? [bytes] : bytes) {
-      if (socket.destroyed) return;
+      if (socket.destroyed || socket.readableEnded) return;
       socket.write(part);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -42,7 +42,11 @@ function raw(server: TestServer, secure: boolean, bytes: string | string[]): Pro
     socket.setTimeout(TIMEOUT_MS * 5, () => socket.destroy());
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk));
-    socket.once('error', reject);
+    // Writing on after the server closed its side (the junk tests) is the client's affair: what the server sent
+    // before it closed is what is asserted.
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     socket.once('close', () => {
       // A status line starts the text or follows the previous response's JSON body.
       const starts = [...text.matchAll(/(?:^|(?<=\}))HTTP\/1\.1 \d{3} /g)].map((match) => match.index);
