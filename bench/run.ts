@@ -72,10 +72,14 @@ for (const name of benches) {
 }
 
 const targets = ALL.flatMap((name) => readTargets(name));
-const sections = ALL.map((name) => join(reportsDir, `${name}.md`))
-  .filter(existsSync)
-  .map((path) => readFileSync(path, 'utf8').trim());
 const reportPath = quick ? join(reportsDir, 'REPORT.md') : join(root, 'bench', 'REPORT.md');
+/** A section's charts sit beside it in the reports folder; from REPORT.md they are reached through it. */
+const chartsFromReport = (section: string) => section.replace(/\]\(([\w.-]+\.svg)\)/g, (_, file: string) => `](${relative(dirname(reportPath), join(reportsDir, file))})`);
+// The soak (`npm run soak`) is run on its own; its latest report is kept with the others.
+const sections = [...ALL, 'soak']
+  .map((name) => join(reportsDir, `${name}.md`))
+  .filter(existsSync)
+  .map((path) => chartsFromReport(readFileSync(path, 'utf8').trim()));
 const chartPath = join(reportsDir, 'targets.svg');
 writeFileSync(
   reportPath,
