@@ -1,55 +1,20 @@
 // tms backup / tms restore (issue 15 item 6), the round trip: an online snapshot of a running service at 10^5
 // events while writes go on, restored into an empty store with everything the snapshot held and every write
 // acknowledged before it began. On LevelDB always, on PostgreSQL too when TMS_TEST_DATABASE_URL is set.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
 import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
 import { verifyBackup } from '../../src/store/backup-format.ts';
 import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, dropDatabase } from '../support/postgres.ts';
+import { refusal, tms, withStorage } from '../support/cli.ts';
+import type { StorageOptions } from '../../src/store/storage.ts';
 
 const EVENTS = 100_000;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  seconds: number;
-}
-
-/** The real command, as its own process. */
-function tms(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const started = performance.now();
-  return new Promise((resolve) =>
-    execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), ...args], { timeout: 120_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, seconds: (performance.now() - started) / 1000 }),
-    ),
-  );
-}
-
-/** The error line of a refused command: exactly one line starting `error:`, and no stack trace. */
-function refusal(run: Run): string {
-  assert.ok(run.code !== 0, `exit code ${run.code}`);
-  const lines = run.stderr.split('\n').filter((line) => line.startsWith('error:'));
-  assert.is(lines.length, 1, run.stderr);
-  assert.not.match(run.stderr, /\n\s+at /, 'no stack trace');
-  return lines[0]!;
-}
-
-async function withStorage<T>(options: StorageOptions, work: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = await openStorage({ ...options, primaryOwner: '' });
-  try {
-    return await work(storage);
-  } finally {
-    await storage.close();
-  }
-}
 
 /** 10^5 synthetic events in primary, bulk-loaded before the service starts (as `tms generate` does). */
 async function loadEvents(options: StorageOptions): Promise<void> {

@@ -1,7 +1,6 @@
 // tms backup / tms restore (issue 15 item 6), the refusals: damaged, foreign and misdirected restores refused
 // with one line, writing nothing; the backup route and command refuse anyone but an admin. The round trip
 // under write load is backup-round-trip.test.ts.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,47 +10,12 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkTimelines } from '../../src/store/copy-store.ts';
-import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
 import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
 import { ADMIN_KEY, call, startTestServer } from '../support/server.ts';
 import { BackupFileError, verifyBackup } from '../../src/store/backup-format.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, dropDatabase } from '../support/postgres.ts';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  seconds: number;
-}
-
-/** The real command, as its own process. */
-function tms(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const started = performance.now();
-  return new Promise((resolve) =>
-    execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), ...args], { timeout: 120_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, seconds: (performance.now() - started) / 1000 }),
-    ),
-  );
-}
-
-/** The error line of a refused command: exactly one line starting `error:`, and no stack trace. */
-function refusal(run: Run): string {
-  assert.ok(run.code !== 0, `exit code ${run.code}`);
-  const lines = run.stderr.split('\n').filter((line) => line.startsWith('error:'));
-  assert.is(lines.length, 1, run.stderr);
-  assert.not.match(run.stderr, /\n\s+at /, 'no stack trace');
-  return lines[0]!;
-}
-
-async function withStorage<T>(options: StorageOptions, work: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = await openStorage({ ...options, primaryOwner: '' });
-  try {
-    return await work(storage);
-  } finally {
-    await storage.close();
-  }
-}
+import { refusal, tms, withStorage } from '../support/cli.ts';
 
 // ------------------------------------------------------------------ refusals
 
