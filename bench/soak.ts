@@ -24,6 +24,7 @@ import { authorizedBy, isServiceError, unary } from '../test/support/grpc.ts';
 import { startTms, type ServerProcess } from './lib/tms-process.ts';
 import { machineLine, percentile, reportsDir, table, writeReport } from './lib/report.ts';
 import { lineChartSvg, type Series } from './lib/chart.ts';
+import { mulberry32 } from '../src/synthetic/prng.ts';
 
 // ------------------------------------------------------------------ options
 
@@ -66,20 +67,10 @@ const KEY = 'tms_soak_admin_key_0000000000000000';
 const LOGIN_USER = 'soak';
 const LOGIN_PASSWORD = 'soak-password-not-secret-0001';
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed with its --seed. */
-function random(seedValue: number): () => number {
-  let a = seedValue >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = random(seed);
+// Seeded, so that a failing run can be replayed with its --seed.
+const rand = mulberry32(seed);
 /** The kill moments draw from their own sequence, so a seed gives the same ones whatever the requests did. */
-const killRand = random(seed ^ 0x5eed);
+const killRand = mulberry32(seed ^ 0x5eed);
 const pickOne = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
 
 // ------------------------------------------------------------------ the service, its lives and its faces
