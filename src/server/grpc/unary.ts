@@ -63,12 +63,15 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, req: AnyReque
   }
 }
 
-/** The request's one enveloped message, refused as soon as its header declares more than the limit. */
+/**
+ * The request's one enveloped message, refused as soon as its header declares more than the limit or more
+ * bytes follow it than it declared: nothing beyond one message of the limit is ever held.
+ */
 function readMessage(req: AnyRequest, limit: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let checked = false;
+    let declared: number | undefined;
     const refuse = (error: ConnectError) => {
       req.removeAllListeners('data');
       req.resume();
@@ -77,11 +80,11 @@ function readMessage(req: AnyRequest, limit: number): Promise<Uint8Array> {
     req.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
-      if (!checked && size >= HEADER_BYTES) {
-        checked = true;
-        const declared = (chunks.length === 1 ? chunk : Buffer.concat(chunks)).readUInt32BE(1);
+      if (declared === undefined && size >= HEADER_BYTES) {
+        declared = (chunks.length === 1 ? chunk : Buffer.concat(chunks)).readUInt32BE(1);
         if (declared > limit) refuse(new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
       }
+      if (declared !== undefined && declared <= limit && size > HEADER_BYTES + declared) refuse(extraMessage());
     });
     req.once('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
@@ -95,12 +98,14 @@ function readMessage(req: AnyRequest, limit: number): Promise<Uint8Array> {
   });
 }
 
+const extraMessage = () => new ConnectError('protocol error: received extra input message for unary method', Code.Unimplemented);
+
 function unwrap(bytes: Buffer): Uint8Array {
   if (bytes.length === 0) throw new ConnectError('protocol error: missing input message for unary method', Code.Unimplemented);
   if (bytes.length < HEADER_BYTES) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
   const end = HEADER_BYTES + bytes.readUInt32BE(1);
   if (bytes.length < end) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
-  if (bytes.length > end) throw new ConnectError('protocol error: received extra input message for unary method', Code.Unimplemented);
+  if (bytes.length > end) throw extraMessage();
   if (bytes[0]! & COMPRESSED) throw new ConnectError('received compressed envelope, but do not know how to decompress', Code.Internal);
   return bytes.subarray(HEADER_BYTES);
 }
