@@ -73,8 +73,12 @@ export interface MigrationOutcome {
   to: number;
 }
 
-/** SQLSTATEs of two sessions creating the same object at once with IF NOT EXISTS: the loser tries again. */
-const CREATED_CONCURRENTLY = new Set(['23505', '42P07', '42P06', '42710']);
+/**
+ * SQLSTATEs of sessions creating the same objects at once with IF NOT EXISTS: the loser tries again. 3F000
+ * ("no schema has been selected to create in") is a session whose search path was worked out while another
+ * session's new schema was not yet visible to it; on the next try it is.
+ */
+const CREATED_CONCURRENTLY = new Set(['23505', '42P07', '42P06', '42710', '3F000']);
 
 /**
  * Brings the schema to the latest version, exactly once however many nodes start together: the version row
