@@ -14,7 +14,8 @@ import { buildCausalGraphInSlices, concatSnapshotSteps } from './causal-graph-bu
 import { CausalGraphCache } from './causal-graph-cache.ts';
 import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
-import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, happens, summarise } from './event-codec.ts';
+import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } from './event-codec.ts';
+import { buildGenesisIndex, genesisIndexBytes, type GenesisIndex } from './genesis-index.ts';
 import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, snapshotBytes, type GenesisSnapshot } from './genesis-snapshot.ts';
 import { checkId, newEventId, newTimelineId } from './ids.ts';
 import {
@@ -43,8 +44,13 @@ export interface TimelineStoreOptions {
   /** Description and owner of `primary` when the store creates it on first open. */
   primaryDescription?: string;
   primaryOwner?: string;
-  /** Up to this many versions, a level without genesis data is searched from memory, not by iterator (default 256). */
-  memoryScanLimit?: number;
+  /**
+   * Genesis events are searched in an in-memory index built on first use (default); false: always on the
+   * store's index (the reference the in-memory one is tested against).
+   */
+  genesisIndexes?: boolean;
+  /** A search waits for a genesis index of fewer events than this to be built (default 100 000); above, it reads the store's index meanwhile. */
+  awaitGenesisIndexBelow?: number;
   /** Bytes held by the cache of recently served search pages (default 32 MiB; 0 turns it off). */
   searchCacheBytes?: number;
 }
@@ -64,16 +70,11 @@ interface Change<T> {
   undo?: () => void;
 }
 
-/** One event version a write adds, with the index changes it implies. */
-interface VersionWrite {
-  record: EventRecord;
-  /** The newest version on this level before the write, if it lives here (its index entries go). */
-  previousHere?: EventRecord;
-}
-
 const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BULK_BATCH = 5000;
-const MEMORY_SCAN_LIMIT = 256;
+const AWAIT_GENESIS_INDEX_BELOW = 100_000;
+/** Two 10^6-event genesis indexes. */
+const GENESIS_INDEX_BYTES = 160 * 1024 * 1024;
 const SEARCH_CACHE_BYTES = 32 * 1024 * 1024;
 /** Two 10^6-event snapshots. */
 const SNAPSHOT_CACHE_BYTES = 160 * 1024 * 1024;
@@ -84,6 +85,14 @@ function freezeRecord(record: EventRecord): EventRecord {
   Object.freeze(record.causes);
   if (record.changes) for (const change of Object.freeze(record.changes)) Object.freeze(change);
   return Object.freeze(record);
+}
+
+interface GenesisIndexEntry {
+  /** The level's genesis count it was built for: a bulk load makes it stale. */
+  genesisCount: number;
+  built: Promise<GenesisIndex | undefined>;
+  /** Once built (undefined also where the level's instants are beyond an index's range). */
+  index?: GenesisIndex;
 }
 
 const isoNow = (): string => formatInstant(nowInstant());
@@ -106,6 +115,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly inFlight = new Map<string, EventRecord>();
   private readonly snapshots = new MeteredCache<number, Promise<GenesisSnapshot>>('genesis_snapshot', SNAPSHOT_CACHE_BYTES);
   private readonly graphs = new CausalGraphCache();
+  private readonly genesisIndexes = new MeteredCache<number, GenesisIndexEntry>('genesis_index', GENESIS_INDEX_BYTES);
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
   private readonly searchCache: SearchPageCache;
   private readonly background = new Set<Promise<void>>();
@@ -144,6 +154,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     this.registry = new TimelineRegistry();
     this.versions = new VersionIndex();
     this.snapshots.clear();
+    this.genesisIndexes.clear();
     for (const [, value] of await this.kv.entries({ gte: tagKey(Tag.timeline), lt: prefixEnd(tagKey(Tag.timeline)) })) {
       this.registry.add(decodeRecord<StoredTimeline>(value));
     }
@@ -202,7 +213,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const state = this.registry.atLevel(record.level);
     if (!state) return this.registry.add(record);
     if (state.record.snapshot_chunks !== record.snapshot_chunks || state.record.genesis_count !== record.genesis_count) {
-      this.snapshots.delete(record.level);
+      this.forgetGenesis(record.level);
     }
     state.record = record;
     return state;
@@ -212,7 +223,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const { level, timeline_id: timelineId } = state.record;
     this.registry.remove(state);
     this.versions.dropLevel(level);
-    this.snapshots.delete(level);
+    this.forgetGenesis(level);
     this.eventCounts.delete(timelineId);
     this.graphs.forget(timelineId);
   }
@@ -547,14 +558,19 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const fingerprint = queryFingerprint([timelineId, words, startHex, endHex]);
     const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
     if (startKey && endKey && Buffer.compare(startKey, endKey) > 0) return { events: [] };
+    const genesisLevels = chain.filter(({ level }) => this.registry.hasGenesis(level)).map(({ level }) => level);
+    await Promise.all(genesisLevels.map((level) => this.genesisIndexSoon(level)));
+    const indexes = new Map(genesisLevels.map((level) => [level, this.readyGenesisIndex(level)]));
     const frequency = (word: string): number =>
-      chain.reduce((sum, { level }) => sum + (this.registry.atLevel(level)?.record.frequent_words?.[word] ?? 0), 0);
-    const scanLimit = this.options.memoryScanLimit ?? MEMORY_SCAN_LIMIT;
-    const inMemory = (level: number): boolean => !this.registry.hasGenesis(level) && this.versions.changeCount(level) <= scanLimit;
+      chain.reduce((sum, { level }) => {
+        const index = indexes.get(level);
+        const genesis = index ? (index.postings.get(word)?.length ?? 0) : (this.registry.atLevel(level)?.record.frequent_words?.[word] ?? 0);
+        return sum + genesis + (this.versions.current(level)?.count(word) ?? 0);
+      }, 0);
     const result = await searchChain(this.kv, this.versions, chain, {
-      words, startKey, endKey, after, limit, frequency, inMemory,
-      // Memory must know every version the index snapshot holds (those above the chain's caps are then set aside).
-      ...(this.log.shared && { beforeScan: (head: number) => (head > this.seen ? this.catchUp(head) : undefined) }),
+      words, startKey, endKey, after, limit, frequency,
+      hasGenesis: (level) => indexes.has(level),
+      genesisIndex: (level) => indexes.get(level),
     });
     const page: SearchPage = { events: Object.freeze(result.events.map(freezeRecord)) as EventRecord[] };
     if (result.nextAfter) page.nextCursor = encodeCursor(fingerprint, result.nextAfter);
@@ -564,21 +580,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   // ---------------------------------------------------------------- writes
 
-  /** Index entries of a version that happens: its time entry and one entry per distinct location word. */
-  private indexKeys(level: number, record: EventRecord): Buffer[] {
-    const time = encodeInstantKey(parseInstant(record.time));
-    const suffix = sortKey(time, record.event_id);
-    const keys = [Buffer.concat([timeIndexPrefix(level), suffix])];
-    for (const word of new Set(locationWords(record.location))) keys.push(Buffer.concat([wordIndexPrefix(level, word), suffix]));
-    return keys;
-  }
-
   /**
    * Versions written to `state`'s level in one synced batch under `lsn`, with their summaries, index changes,
    * genesis markers and the timeline's next revision. Memory learns the versions before the batch (invisible:
    * above the level's committed LSN) and forgets them if it fails.
    */
-  private versionsChange<T>(nextLsn: () => number, state: TimelineState, writes: VersionWrite[], genesisMarkers: Resolved[], result: T): Change<T> {
+  private versionsChange<T>(nextLsn: () => number, state: TimelineState, writes: EventRecord[], genesisMarkers: Resolved[], result: T): Change<T> {
     const lsn = nextLsn();
     const level = state.record.level;
     const base = this.latest(state);
@@ -591,18 +598,15 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       ops.push({ type: 'put', key: versionKey(Tag.summary, marker.level, marker.record.event_id, 0), value: encodeSummary(info) });
       learned.push({ level: marker.level, eventId: marker.record.event_id, info });
     }
-    for (const { record: version, previousHere } of writes) {
+    for (const version of writes) {
       const info = summarise(version, lsn);
-      const json = encodeRecord(version);
-      ops.push({ type: 'put', key: versionKey(Tag.version, level, version.event_id, lsn), value: json });
+      ops.push({ type: 'put', key: versionKey(Tag.version, level, version.event_id, lsn), value: encodeRecord(version) });
       ops.push({ type: 'put', key: versionKey(Tag.summary, level, version.event_id, lsn), value: encodeSummary(info) });
-      if (previousHere && happens(previousHere)) for (const key of this.indexKeys(level, previousHere)) ops.push({ type: 'del', key });
-      if (info.happens) for (const key of this.indexKeys(level, version)) ops.push({ type: 'put', key, value: json });
       learned.push({ level, eventId: version.event_id, info });
     }
     for (const { level: at, eventId, info } of learned) this.versions.add(at, eventId, info);
-    const inFlight = writes.map(({ record: version }) => inFlightKey(level, version.event_id, lsn));
-    writes.forEach(({ record: version }, i) => this.inFlight.set(inFlight[i]!, version));
+    const inFlight = writes.map((version) => inFlightKey(level, version.event_id, lsn));
+    writes.forEach((version, i) => this.inFlight.set(inFlight[i]!, version));
     const recordChange = this.recordChange(state, record);
     return {
       ops,
@@ -700,11 +704,10 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         await this.durableSoFar(timelineId);
         await precheck({ timeline_id: timelineId, original: superseded, created });
       }
-      const previousHere = found.level === state.record.level ? found.record : undefined;
       return this.versionsChange(
         lsn,
         state,
-        [{ record: superseded, previousHere }, { record: created }],
+        [superseded, created],
         found.lsn === 0 ? [found] : [],
         { original: superseded, created },
       );
@@ -717,14 +720,10 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       if (!found) throw eventNotFound(manipulatedEventId, timelineId);
       const originalFound = found.record.supersedes === undefined ? undefined : await this.resolve(chain, found.record.supersedes);
       const { reverted, restored } = planRevert(timelineId, found.record, originalFound?.record, actor);
-      const here = state.record.level;
       return this.versionsChange(
         lsn,
         state,
-        [
-          { record: reverted, previousHere: found.level === here ? found.record : undefined },
-          { record: restored, previousHere: originalFound!.level === here ? originalFound!.record : undefined },
-        ],
+        [reverted, restored],
         [],
         { reverted, restored },
       );
@@ -734,7 +733,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   async insertEvent(timelineId: string, event: NewEvent, actor: string): Promise<EventRecord> {
     return this.write(timelineId, async (state, _chain, lsn) => {
       const record = newEventRecord(timelineId, newEventId(), event, actor);
-      return this.versionsChange(lsn, state, [{ record }], [], record);
+      return this.versionsChange(lsn, state, [record], [], record);
     });
   }
 
@@ -845,7 +844,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       }
       await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), ops);
     } finally {
-      this.snapshots.delete(level);
+      this.forgetGenesis(level);
     }
     options.onProgress?.(loaded);
     return loaded;
@@ -905,8 +904,42 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     return snapshot;
   }
 
+  private forgetGenesis(level: number): void {
+    this.snapshots.delete(level);
+    this.genesisIndexes.delete(level);
+  }
+
+  /**
+   * Starts building a genesis level's search index if none is held. Resolves when a search should go on:
+   * at once while a large index builds (the search reads the store's index meanwhile), after the build for
+   * a small one.
+   */
+  private genesisIndexSoon(level: number): Promise<void> | undefined {
+    const record = this.registry.atLevel(level)?.record;
+    if (this.options.genesisIndexes === false || !record || record.loading || record.genesis_count === 0) return undefined;
+    let entry = this.genesisIndexes.get(level);
+    if (!entry || entry.genesisCount !== record.genesis_count) {
+      const built = this.loadSnapshot(level).then((snapshot) => runInSlices(buildGenesisIndex(snapshot)));
+      const building: GenesisIndexEntry = { genesisCount: record.genesis_count, built };
+      // A build that fails is forgotten (setPending) and tried again by the next search; the store's index serves meanwhile.
+      built.then((index) => (building.index = index), () => undefined);
+      this.genesisIndexes.setPending(level, building, built, (index) => (index ? genesisIndexBytes(index) : 1));
+      entry = building;
+    }
+    if (entry.index || record.genesis_count >= (this.options.awaitGenesisIndexBelow ?? AWAIT_GENESIS_INDEX_BELOW)) return undefined;
+    return entry.built.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  private readyGenesisIndex(level: number): GenesisIndex | undefined {
+    const entry = this.genesisIndexes.peek(level);
+    return entry?.genesisCount === this.registry.atLevel(level)?.record.genesis_count ? entry?.index : undefined;
+  }
+
   cacheCounts(): CacheCounts[] {
-    return [this.searchCache.counts(), this.graphs.counts(), this.snapshots.counts()];
+    return [this.searchCache.counts(), this.graphs.counts(), this.snapshots.counts(), this.genesisIndexes.counts()];
   }
 
   // ---------------------------------------------------------------- causal graph

@@ -4,6 +4,8 @@
  * location words). Genesis events that were never changed are not here: the store holds no per-event state
  * for bulk-loaded data. Lsn 0 in a list is a marker: "this level has a genesis version of the event".
  */
+import { CurrentIndex } from './current-index.ts';
+
 export interface VersionInfo {
   lsn: number;
   happens: boolean;
@@ -17,6 +19,8 @@ interface LevelVersions {
   byEvent: Map<string, VersionInfo[]>;
   /** (lsn, event) of every version above 0, ascending: writes to one level are serialised. */
   log: { lsn: number; eventId: string }[];
+  /** The newest version of each event here, when it happens, in search order. */
+  current: CurrentIndex;
 }
 
 /** The newest version at or below `cap`. */
@@ -35,7 +39,7 @@ export class VersionIndex {
   private levelOf(level: number): LevelVersions {
     let entry = this.levels.get(level);
     if (!entry) {
-      entry = { byEvent: new Map(), log: [] };
+      entry = { byEvent: new Map(), log: [], current: new CurrentIndex() };
       this.levels.set(level, entry);
     }
     return entry;
@@ -59,7 +63,12 @@ export class VersionIndex {
     let at = list.length;
     while (at > 0 && list[at - 1]!.lsn > info.lsn) at--;
     if (list[at - 1]?.lsn === info.lsn) return;
+    const newest = list[list.length - 1];
     list.splice(at, 0, info);
+    if (at === list.length - 1) {
+      if (newest) entry.current.delete(eventId, newest);
+      entry.current.add(eventId, info);
+    }
     if (info.lsn > 0) {
       let logAt = entry.log.length;
       while (logAt > 0 && entry.log[logAt - 1]!.lsn > info.lsn) logAt--;
@@ -75,6 +84,11 @@ export class VersionIndex {
     const at = list.indexOf(info);
     if (at < 0) return;
     list.splice(at, 1);
+    if (at === list.length) {
+      entry.current.delete(eventId, info);
+      const newest = list[list.length - 1];
+      if (newest) entry.current.add(eventId, newest);
+    }
     if (list.length === 0) entry.byEvent.delete(eventId);
     const logAt = entry.log.findIndex((item) => item.lsn === info.lsn && item.eventId === eventId);
     if (logAt >= 0) entry.log.splice(logAt, 1);
@@ -98,6 +112,11 @@ export class VersionIndex {
     }
     for (let i = low; i < log.length; i++) ids.add(log[i]!.eventId);
     return ids;
+  }
+
+  /** The level's search index of its newest versions (empty for a level without versions). */
+  current(level: number): CurrentIndex | undefined {
+    return this.levels.get(level)?.current;
   }
 
   eventIds(level: number): IterableIterator<string> | undefined {

@@ -60,7 +60,7 @@ async function withStore(run: (store: LevelTimelineStore) => Promise<void>): Pro
   const dir = await mkdtemp(join(tmpdir(), 'tms-cache-'));
   const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
   await db.open();
-  const store = new LevelTimelineStore(db, { memoryScanLimit: -1 });
+  const store = new LevelTimelineStore(db);
   await store.open();
   try {
     await run(store);

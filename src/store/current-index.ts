@@ -1,0 +1,62 @@
+/**
+ * One level's search index of the versions written above genesis, in memory: the newest version of each
+ * event that happens, in (time, event id) order, as a whole and per location word. Kept by the version
+ * index as versions come and go, so a search reads a range of a B+ tree instead of the store.
+ *
+ * Keys are the store's sort keys (time key, then UTF-8 id) as latin1 text: one character per byte, so
+ * JavaScript's string order is the byte order.
+ */
+import sortedBtree from 'sorted-btree';
+import { INSTANT_KEY_BYTES } from '../time/index.ts';
+import { sortKey } from './keys.ts';
+import type { VersionInfo } from './version-index.ts';
+
+const { default: BTree } = sortedBtree;
+type Tree = InstanceType<typeof BTree<string, string>>;
+
+/** The sort key of a version as latin1 text. */
+export const sortText = (timeKey: Uint8Array, eventId: string): string => sortKey(timeKey, eventId).toString('latin1');
+
+/** Sort-key text back to the key's bytes. */
+export const sortTextBytes = (text: string): Buffer => Buffer.from(text, 'latin1');
+
+/** The time part of sort-key text. */
+export const timeText = (text: string): string => text.slice(0, INSTANT_KEY_BYTES);
+
+export class CurrentIndex {
+  private readonly all: Tree = new BTree<string, string>();
+  private readonly byWord = new Map<string, Tree>();
+
+  add(eventId: string, info: VersionInfo): void {
+    if (!info.happens) return;
+    const key = sortText(info.timeKey, eventId);
+    this.all.set(key, eventId);
+    for (const word of new Set(info.words)) {
+      let tree = this.byWord.get(word);
+      if (!tree) this.byWord.set(word, (tree = new BTree<string, string>()));
+      tree.set(key, eventId);
+    }
+  }
+
+  delete(eventId: string, info: VersionInfo): void {
+    if (!info.happens) return;
+    const key = sortText(info.timeKey, eventId);
+    this.all.delete(key);
+    for (const word of new Set(info.words)) {
+      const tree = this.byWord.get(word);
+      if (!tree) continue;
+      tree.delete(key);
+      if (tree.size === 0) this.byWord.delete(word);
+    }
+  }
+
+  /** (sort-key text, event id) from `lowest` on, of every event or of those at a place with `word`. */
+  from(word: string | undefined, lowest: string): IterableIterator<[string, string]> {
+    const tree = word === undefined ? this.all : this.byWord.get(word);
+    return tree ? tree.entries(lowest) : [][Symbol.iterator]();
+  }
+
+  count(word?: string): number {
+    return (word === undefined ? this.all : this.byWord.get(word))?.size ?? 0;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The in-memory search indexes against the store's own: random genesis data (unsorted times, ties, ids outside
+ * ASCII), random manipulations and reverts on a primary and its branches, then random searches walked page by
+ * page. A store searching genesis in memory and one reading the stored index must answer every page alike.
+ */
+import fc from 'fast-check';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { sortedIndexes } from '../../src/analysis/sort-in-steps.ts';
+import { runToEnd } from '../../src/analysis/time-slices.ts';
+import type { GenesisEvent, SearchPage, TimelineStore } from '../../src/store/index.ts';
+import { compareUtf8 } from '../../src/store/utf8-order.ts';
+import type { Instant } from '../../src/time/index.ts';
+import { testBackends } from '../support/backends.ts';
+
+const PLACES = ['Oslo, Norway', 'Bergen, Norway', 'Rome, Italy', 'Lyon, France', 'Nice, France', 'Turin, Italy'];
+const WORDS = ['norway', 'italy', 'france', 'oslo', 'rome', 'nice'];
+const ID_CHARACTERS = ['a', 'b', 'Z', '0', 'é', '\ue000', '😀', '-'];
+
+const instant = (seconds: number, nanos: number): Instant => ({ seconds: BigInt(seconds), nanos, fractionDigits: 9 });
+
+const genesisArbitrary = fc
+  .uniqueArray(fc.array(fc.constantFrom(...ID_CHARACTERS), { minLength: 1, maxLength: 4 }).map((chars) => `g${chars.join('')}`), {
+    minLength: 1,
+    maxLength: 60,
+  })
+  .chain((ids) =>
+    fc.tuple(
+      ...ids.map((id) =>
+        fc.record({ seconds: fc.integer({ min: -3, max: 3 }), nanos: fc.constantFrom(0, 1, 500_000_000), place: fc.nat({ max: PLACES.length - 1 }) }).map(
+          ({ seconds, nanos, place }): GenesisEvent => ({ event_id: id, description: `genesis ${id}`, time: instant(seconds, nanos), location: PLACES[place]!, causes: [] }),
+        ),
+      ),
+    ),
+  );
+
+type Step =
+  | { kind: 'manipulate'; timeline: number; event: number; action: string; seconds: number }
+  | { kind: 'revert'; timeline: number; event: number }
+  | { kind: 'branch'; timeline: number; event: number; alternate: boolean };
+
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({
+    kind: fc.constant('manipulate' as const),
+    timeline: fc.nat(),
+    event: fc.nat(),
+    action: fc.constantFrom('reschedule', 'cancel', 'witness'),
+    seconds: fc.integer({ min: -3, max: 3 }),
+  }),
+  fc.record({ kind: fc.constant('revert' as const), timeline: fc.nat(), event: fc.nat() }),
+  fc.record({ kind: fc.constant('branch' as const), timeline: fc.nat(), event: fc.nat(), alternate: fc.boolean() }),
+);
+
+const queryArbitrary = fc.record({
+  words: fc.subarray(WORDS, { maxLength: 2 }),
+  start: fc.option(fc.tuple(fc.integer({ min: -4, max: 4 }), fc.constantFrom(0, 1)), { nil: undefined }),
+  end: fc.option(fc.tuple(fc.integer({ min: -4, max: 4 }), fc.constantFrom(0, 500_000_000)), { nil: undefined }),
+  pageSize: fc.integer({ min: 1, max: 7 }),
+});
+
+interface RandomQuery {
+  words: string[];
+  start?: [number, number];
+  end?: [number, number];
+  pageSize: number;
+}
+
+const toSearch = (query: RandomQuery) => ({
+  words: query.words.length ? [query.words.join(' ')] : [],
+  start: query.start && instant(...query.start),
+  end: query.end && instant(...query.end),
+  pageSize: query.pageSize,
+});
+
+const summary = (page: SearchPage) => page.events.map((event) => `${event.event_id}|${event.timeline_id}|${event.description}|${event.time}`);
+
+/** Walks every page of a search in both stores (memory index first), asserting each page alike; returns the page count. */
+async function walk(stores: TimelineStore[], timelineId: string, query: RandomQuery): Promise<number> {
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const [memory, stored] = await Promise.all(stores.map((store) => store.search(timelineId, { ...toSearch(query), cursor })));
+    assert.equal(summary(memory!), summary(stored!), `page ${pages + 1} of ${JSON.stringify({ timelineId, ...query, cursor })}`);
+    assert.is(memory!.nextCursor, stored!.nextCursor, 'the same cursor');
+    cursor = memory!.nextCursor;
+    pages += 1;
+  } while (cursor);
+  return pages;
+}
+
+for (const backend of testBackends) {
+  test(`on ${backend.name}, searches through the in-memory indexes answer as the stored index does`, async () => {
+    let scenario = 0;
+    await fc.assert(
+      fc.asyncProperty(genesisArbitrary, fc.array(stepArbitrary, { maxLength: 25 }), fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }), async (genesis, steps, queries) => {
+        scenario += 1;
+        const places = [await backend.newPlace(), await backend.newPlace()];
+        const storages = [
+          await places[0]!.open({ timelineOptions: { searchCacheBytes: 0 } }),
+          await places[1]!.open({ timelineOptions: { searchCacheBytes: 0, genesisIndexes: false } }),
+        ];
+        const stores = storages.map((storage) => storage.timelines);
+        try {
+          for (const store of stores) await store.bulkLoad('primary', genesis);
+          const timelines = ['primary'];
+          const eventIds = genesis.map((event) => event.event_id);
+          let made = 0;
+          for (const step of steps) {
+            const timelineId = timelines[step.timeline % timelines.length]!;
+            const eventId = eventIds[step.event % eventIds.length]!;
+            const outcomes = await Promise.all(
+              stores.map(async (store) => {
+                try {
+                  if (step.kind === 'branch') {
+                    const spec = { kind: step.alternate ? 'alternate' : 'parallel', base_timeline_id: timelineId, description: '', variation: 'v', owner: 'u' } as const;
+                    await store.createTimeline({ ...spec, timeline_id: `tl${scenario}-${made}` });
+                  } else if (step.kind === 'manipulate') {
+                    const changes = [{ action: step.action, time: instant(step.seconds, 250_000_000) }];
+                    await store.manipulate(timelineId, eventId, { description: `${step.action} ${step.seconds}`, changes, new_event_id: `m${made}` }, 'u');
+                  } else {
+                    await store.revert(timelineId, eventId, 'u');
+                  }
+                  return 'ok';
+                } catch (error) {
+                  return (error as { code?: string }).code ?? String(error);
+                }
+              }),
+            );
+            assert.is(outcomes[0], outcomes[1], `${JSON.stringify(step)} ends alike in both stores`);
+            if (outcomes[0] === 'ok' && step.kind === 'branch') timelines.push(`tl${scenario}-${made}`);
+            if (outcomes[0] === 'ok' && step.kind === 'manipulate') eventIds.push(`m${made}`);
+            made += 1;
+          }
+          for (const timelineId of timelines) {
+            for (const query of queries) assert.ok((await walk(stores, timelineId, query)) >= 1);
+          }
+        } finally {
+          for (const storage of storages) await storage.close();
+          for (const place of places) await place.remove();
+        }
+      }),
+      { numRuns: backend.name === 'leveldb' ? 60 : 25, seed: 20261125 },
+    );
+  });
+}
+
+test('ids order as their UTF-8 bytes do, also outside the Basic Multilingual Plane', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+      assert.is(Math.sign(compareUtf8(a, b)), Math.sign(Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))));
+    }),
+    { numRuns: 2000, seed: 7 },
+  );
+});
+
+test('sorting in steps gives the order a plain stable sort gives, for inputs longer than one run', () => {
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 10_000 }), (values) => {
+      const order = runToEnd(sortedIndexes(values.length, (a, b) => values[a]! - values[b]!));
+      const expected = values.map((_, i) => i).sort((a, b) => values[a]! - values[b]! || a - b);
+      assert.equal([...order], expected);
+    }),
+    { numRuns: 40, seed: 11 },
+  );
+});
+
+test.run();
