@@ -10,11 +10,12 @@ import { ChainView } from './chain-view.ts';
 import { decodeRecord } from './event-codec.ts';
 import type { GenesisIndex, IndexBound } from './genesis-index.ts';
 import { locationWords } from './location-words.ts';
-import { prefixEnd, sortKey, Tag, timeIndexPrefix, versionKey, wordIndexPrefix } from './keys.ts';
+import { prefixEnd, sortKey, timeIndexPrefix, wordIndexPrefix } from './keys.ts';
 import type { OrderedKeyValueStore, SnapshotReads } from './ordered-kv.ts';
 import { CurrentStream, GenesisStream, ListStream, StoredIndexStream, type Candidate, type Stream } from './search-streams.ts';
 import type { ChainLink } from './timeline-registry.ts';
 import type { EventRecord } from './types.ts';
+import type { VersionReader } from './version-reader.ts';
 import { visibleVersion, type VersionIndex } from './version-index.ts';
 
 export interface ChainQuery {
@@ -49,6 +50,7 @@ export interface ChainSearchResult {
 
 export async function searchChain(
   kv: OrderedKeyValueStore,
+  reader: VersionReader,
   versions: VersionIndex,
   chain: ChainLink[],
   query: ChainQuery,
@@ -59,14 +61,16 @@ export async function searchChain(
     ? await kv.snapshot((reads) => pickCandidates(reads, versions, chain, query))
     : await pickCandidates(undefined, versions, chain, query);
   const page = picked.slice(0, query.limit);
-  const toRead = page.filter((candidate) => !candidate.json);
-  const read = toRead.length === 0 ? [] : await kv.getMany(toRead.map((c) => versionKey(Tag.version, c.level, c.eventId, c.lsn!)));
-  toRead.forEach((candidate, i) => {
-    const bytes = read[i];
-    if (!bytes) throw new Error(`store corrupt: version ${candidate.lsn} of event ${candidate.eventId} missing on level ${candidate.level}`);
-    candidate.json = bytes;
+  const refs = page.map(({ level, eventId, lsn }) => ({ level, eventId, lsn: lsn ?? 0 }));
+  const toRead = page.flatMap((candidate, i) => (candidate.json ? [] : [refs[i]!]));
+  const read = toRead.length === 0 ? [] : await reader.read(toRead);
+  let next = 0;
+  const events = page.map((candidate, i) => {
+    if (candidate.json) return reader.keep(refs[i]!, candidate.json);
+    const record = read[next++];
+    if (!record) throw new Error(`store corrupt: version ${candidate.lsn} of event ${candidate.eventId} missing on level ${candidate.level}`);
+    return record;
   });
-  const events = page.map((candidate) => candidate.record ?? decodeRecord(candidate.json!));
   return picked.length > query.limit ? { events, nextAfter: page[page.length - 1]!.key } : { events };
 }
 

@@ -72,6 +72,12 @@ export class MeteredCache<K extends NonNullable<unknown>, V extends NonNullable<
     this.lru?.clear();
   }
 
+  /** Drops every entry whose key passes `test` (a walk over all entries: for rare events). */
+  deleteIf(test: (key: K) => boolean): void {
+    if (!this.lru) return;
+    for (const key of [...this.lru.keys()]) if (test(key)) this.lru.delete(key);
+  }
+
   counts(): CacheCounts {
     return {
       name: this.name,

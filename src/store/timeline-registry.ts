@@ -14,6 +14,8 @@ export interface StoredTimeline extends Omit<TimelineRecord, 'event_count'> {
   frozen_chain?: [level: number, cap: number][];
   /** Bulk-loaded (genesis) events on this level, all of which happen. */
   genesis_count: number;
+  /** Bulk loads finished on this level: a load may rewrite events loaded before, which changes no count. */
+  genesis_loads?: number;
   snapshot_chunks: number;
   /** Location words frequent among the genesis events, with counts (see GenesisAccumulator.frequentWords). */
   frequent_words?: Record<string, number>;

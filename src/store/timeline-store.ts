@@ -37,6 +37,7 @@ import {
   type SearchQuery, type TimelineRecord, type TimelineStore,
 } from './types.ts';
 import { VersionIndex, visibleVersion, type VersionInfo } from './version-index.ts';
+import { VersionReader } from './version-reader.ts';
 import { WriterQueues } from './writer-queues.ts';
 
 
@@ -53,6 +54,8 @@ export interface TimelineStoreOptions {
   awaitGenesisIndexBelow?: number;
   /** Bytes held by the cache of recently served search pages (default 32 MiB; 0 turns it off). */
   searchCacheBytes?: number;
+  /** Bytes held by the cache of event versions read (default 64 MiB; 0 turns it off). */
+  versionCacheBytes?: number;
 }
 
 interface Resolved {
@@ -80,16 +83,9 @@ const SEARCH_CACHE_BYTES = 32 * 1024 * 1024;
 const SNAPSHOT_CACHE_BYTES = 160 * 1024 * 1024;
 const EMPTY_NOTE = new Uint8Array();
 
-/** Cached pages are shared by every caller that asks the same question: nobody may change them. */
-function freezeRecord(record: EventRecord): EventRecord {
-  Object.freeze(record.causes);
-  if (record.changes) for (const change of Object.freeze(record.changes)) Object.freeze(change);
-  return Object.freeze(record);
-}
-
 interface GenesisIndexEntry {
-  /** The level's genesis count it was built for: a bulk load makes it stale. */
-  genesisCount: number;
+  /** The level's bulk loads when it was built: another makes it stale. */
+  loads: number;
   built: Promise<GenesisIndex | undefined>;
   /** Once built (undefined also where the level's instants are beyond an index's range). */
   index?: GenesisIndex;
@@ -118,6 +114,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly genesisIndexes = new MeteredCache<number, GenesisIndexEntry>('genesis_index', GENESIS_INDEX_BYTES);
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
   private readonly searchCache: SearchPageCache;
+  private readonly reader: VersionReader;
   private readonly background = new Set<Promise<void>>();
   private opened = false;
 
@@ -129,6 +126,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   ) {
     this.searchCache = new SearchPageCache(options.searchCacheBytes ?? SEARCH_CACHE_BYTES);
     this.log = log ?? new LocalCommitLog(kv);
+    this.reader = new VersionReader(kv, options.versionCacheBytes);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -212,7 +210,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private adopt(record: StoredTimeline): TimelineState {
     const state = this.registry.atLevel(record.level);
     if (!state) return this.registry.add(record);
-    if (state.record.snapshot_chunks !== record.snapshot_chunks || state.record.genesis_count !== record.genesis_count) {
+    if (state.record.genesis_loads !== record.genesis_loads || state.record.genesis_count !== record.genesis_count) {
       this.forgetGenesis(record.level);
     }
     state.record = record;
@@ -334,7 +332,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     return chain
       .map(({ level, cap }) => {
         const record = this.registry.atLevel(level)?.record;
-        return `${level}:${record?.revision ?? 0}:${record?.genesis_count ?? 0}:${cap === Infinity ? '' : cap}`;
+        return `${level}:${record?.revision ?? 0}:${record?.genesis_count ?? 0}.${record?.genesis_loads ?? 0}:${cap === Infinity ? '' : cap}`;
       })
       .join('/');
   }
@@ -506,8 +504,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private async readVersion(level: number, eventId: string, lsn: number): Promise<EventRecord | undefined> {
     const written = this.inFlight.get(inFlightKey(level, eventId, lsn));
     if (written) return written;
-    const bytes = await this.kv.get(versionKey(Tag.version, level, eventId, lsn));
-    return bytes && decodeRecord(bytes);
+    return (await this.reader.read([{ level, eventId, lsn }]))[0];
   }
 
   /** The version of an event visible through `chain`, and where it lives. */
@@ -567,12 +564,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         const genesis = index ? (index.postings.get(word)?.length ?? 0) : (this.registry.atLevel(level)?.record.frequent_words?.[word] ?? 0);
         return sum + genesis + (this.versions.current(level)?.count(word) ?? 0);
       }, 0);
-    const result = await searchChain(this.kv, this.versions, chain, {
+    const result = await searchChain(this.kv, this.reader, this.versions, chain, {
       words, startKey, endKey, after, limit, frequency,
       hasGenesis: (level) => indexes.has(level),
       genesisIndex: (level) => indexes.get(level),
     });
-    const page: SearchPage = { events: Object.freeze(result.events.map(freezeRecord)) as EventRecord[] };
+    const page: SearchPage = { events: Object.freeze(result.events) as EventRecord[] };
     if (result.nextAfter) page.nextCursor = encodeCursor(fingerprint, result.nextAfter);
     this.searchCache.set(cacheKey, Object.freeze(page));
     return page;
@@ -869,7 +866,13 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       }
       const base = this.latest(current);
       for (let i = chunks; i < base.snapshot_chunks; i++) batch.push({ type: 'del', key: chunkKey(level, i) });
-      const record: StoredTimeline = { ...base, genesis_count: snapshot.ids.length, snapshot_chunks: chunks, frequent_words: frequentWords };
+      const record: StoredTimeline = {
+        ...base,
+        genesis_count: snapshot.ids.length,
+        genesis_loads: (base.genesis_loads ?? 0) + 1,
+        snapshot_chunks: chunks,
+        frequent_words: frequentWords,
+      };
       delete record.loading;
       batch.push(this.recordPut(record));
       return { ops: batch, note: { timelines: [record] }, result: undefined, ...this.recordChange(current, record) };
@@ -907,6 +910,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private forgetGenesis(level: number): void {
     this.snapshots.delete(level);
     this.genesisIndexes.delete(level);
+    this.reader.forgetLevel(level);
   }
 
   /**
@@ -918,9 +922,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const record = this.registry.atLevel(level)?.record;
     if (this.options.genesisIndexes === false || !record || record.loading || record.genesis_count === 0) return undefined;
     let entry = this.genesisIndexes.get(level);
-    if (!entry || entry.genesisCount !== record.genesis_count) {
+    if (!entry || entry.loads !== (record.genesis_loads ?? 0)) {
       const built = this.loadSnapshot(level).then((snapshot) => runInSlices(buildGenesisIndex(snapshot)));
-      const building: GenesisIndexEntry = { genesisCount: record.genesis_count, built };
+      const building: GenesisIndexEntry = { loads: record.genesis_loads ?? 0, built };
       // A build that fails is forgotten (setPending) and tried again by the next search; the store's index serves meanwhile.
       built.then((index) => (building.index = index), () => undefined);
       this.genesisIndexes.setPending(level, building, built, (index) => (index ? genesisIndexBytes(index) : 1));
@@ -935,11 +939,11 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   private readyGenesisIndex(level: number): GenesisIndex | undefined {
     const entry = this.genesisIndexes.peek(level);
-    return entry?.genesisCount === this.registry.atLevel(level)?.record.genesis_count ? entry?.index : undefined;
+    return entry && entry.loads === (this.registry.atLevel(level)?.record.genesis_loads ?? 0) ? entry.index : undefined;
   }
 
   cacheCounts(): CacheCounts[] {
-    return [this.searchCache.counts(), this.graphs.counts(), this.snapshots.counts(), this.genesisIndexes.counts()];
+    return [this.searchCache.counts(), this.graphs.counts(), this.snapshots.counts(), this.genesisIndexes.counts(), this.reader.counts()];
   }
 
   // ---------------------------------------------------------------- causal graph

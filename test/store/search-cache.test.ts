@@ -109,4 +109,17 @@ test('cached pages cannot be changed by a caller', () =>
   }),
 );
 
+test('a bulk load that gives an event a new genesis version is seen by lookups and searches read before it', () =>
+  withStore(async (store) => {
+    const genesis = (description: string) => ({ event_id: 'g1', description, time: at('0100-01-01T00:00:00Z'), location: 'Rome', causes: [] });
+    await store.bulkLoad('primary', [genesis('first load')]);
+    assert.is((await store.getEvent('primary', 'g1'))!.description, 'first load');
+    assert.equal(ids(await store.search('primary', query)), ['first load@primary']);
+
+    await store.bulkLoad('primary', [genesis('second load')]);
+    assert.is((await store.getEvent('primary', 'g1'))!.description, 'second load', 'not the version read before');
+    assert.equal(ids(await store.search('primary', query)), ['second load@primary']);
+  }),
+);
+
 test.run();

@@ -1,0 +1,14 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startProcess } from './lib/tms-process.ts';
+import { cannon, distinctTimeRange } from './lib/load.ts';
+const KEY = 'tms_bench_admin_key_000000000000000';
+const dir = await mkdtemp(join(tmpdir(), 'prof-'));
+execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'generate', '--events', process.env.EVENTS ?? '1000', '--places', '20', '--data-dir', dir], { stdio: 'inherit' });
+const tms = await startProcess(['--cpu-prof', '--cpu-prof-dir=/tmp/prof', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dir, '--admin-key', KEY, '--rate-limit', '0'], { TMS_LOG_LEVEL: 'info', MALLOC_MMAP_THRESHOLD_: '1048576' }, /listening on http:\/\/[^:]+:(\d+)/);
+const SEARCH = { location: 'Place 7', time_range: '1900-01-01T00:00:00Z/2100-01-01T00:00:00Z', page_size: 10 };
+const s = await cannon({ connections: 100, seconds: 10 }, { url: `http://127.0.0.1:${tms.port}/v1/search-events`, method: 'GET', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, requests: [{ setupRequest: (r) => ({ ...r, body: JSON.stringify({ ...SEARCH, time_range: distinctTimeRange() }) }) }] });
+console.log(s);
+await tms.stop();

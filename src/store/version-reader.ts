@@ -1,0 +1,72 @@
+/**
+ * Reads event versions by (level, event id, LSN). A version never changes once written, so the records read
+ * are kept, decoded and frozen, in a cache bounded in bytes: searches and lookups of recently seen events
+ * then touch neither the store nor JSON.parse.
+ */
+import { decodeRecord } from './event-codec.ts';
+import { Tag, versionKey } from './keys.ts';
+import { MeteredCache, type CacheCounts } from './metered-cache.ts';
+import type { OrderedKeyValueStore } from './ordered-kv.ts';
+import type { EventRecord } from './types.ts';
+
+export interface VersionRef {
+  level: number;
+  eventId: string;
+  lsn: number;
+}
+
+/** 64 MiB: about 150 000 records of a typical size. */
+const DEFAULT_BYTES = 64 * 1024 * 1024;
+/** The decoded object's overhead beyond its JSON text (twice over: V8 strings of one-byte text, plus headers). */
+const RECORD_OVERHEAD = 200;
+
+/** Records are shared by every reader: nobody may change them. */
+export function freezeRecord(record: EventRecord): EventRecord {
+  Object.freeze(record.causes);
+  if (record.changes) for (const change of Object.freeze(record.changes)) Object.freeze(change);
+  return Object.freeze(record);
+}
+
+const cacheKey = ({ level, eventId, lsn }: VersionRef): string => `${level}/${lsn}/${eventId}`;
+
+export class VersionReader {
+  private readonly cache: MeteredCache<string, EventRecord>;
+
+  constructor(
+    private readonly kv: OrderedKeyValueStore,
+    maxBytes = DEFAULT_BYTES,
+  ) {
+    this.cache = new MeteredCache('event_version', maxBytes);
+  }
+
+  /** The versions, in order; undefined where the store has none. */
+  async read(refs: readonly VersionRef[]): Promise<(EventRecord | undefined)[]> {
+    const found = refs.map((ref) => this.cache.get(cacheKey(ref)));
+    const missing = refs.flatMap((ref, i) => (found[i] ? [] : [i]));
+    if (missing.length === 0) return found;
+    const bytes = await this.kv.getMany(missing.map((i) => versionKey(Tag.version, refs[i]!.level, refs[i]!.eventId, refs[i]!.lsn)));
+    missing.forEach((at, i) => {
+      const value = bytes[i];
+      if (!value) return;
+      found[at] = this.keep(refs[at]!, value);
+    });
+    return found;
+  }
+
+  /** A version's record as read from the store elsewhere (an index entry carries it), kept like one read here. */
+  keep(ref: VersionRef, bytes: Uint8Array): EventRecord {
+    const record = freezeRecord(decodeRecord(bytes));
+    this.cache.set(cacheKey(ref), record, bytes.byteLength * 2 + RECORD_OVERHEAD);
+    return record;
+  }
+
+  /** A bulk load may rewrite a level's genesis versions; a deleted level's versions are of no more use. */
+  forgetLevel(level: number): void {
+    const prefix = `${level}/`;
+    this.cache.deleteIf((key) => key.startsWith(prefix));
+  }
+
+  counts(): CacheCounts {
+    return this.cache.counts();
+  }
+}
