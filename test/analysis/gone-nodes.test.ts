@@ -6,10 +6,10 @@ import * as assert from 'uvu/assert';
 import type { AnchorPin, CausalGraph } from '../../src/analysis/causal-graph.ts';
 import { EventState } from '../../src/analysis/causal-graph.ts';
 import { analyseParadoxes } from '../../src/analysis/paradoxes.ts';
-import type { ParadoxReport } from '../../src/analysis/paradox-report.ts';
 import { AnalysisPool } from '../../src/analysis/pool.ts';
 import { mulberry32 } from '../../src/synthetic/prng.ts';
 import { randomGraph } from './random-graph.ts';
+import { reportByIds } from './report-by-ids.ts';
 
 /** The same events with a gone node before each (about) third one, and every row placed in reverse order after left-over targets. */
 function withGoneNodes(graph: CausalGraph, seed: number): CausalGraph {
@@ -61,15 +61,6 @@ function withGoneNodes(graph: CausalGraph, seed: number): CausalGraph {
   };
 }
 
-/** A report with event indexes turned into ids, the listed paradoxes in a canonical order. */
-function byIds(report: ParadoxReport, graph: CausalGraph) {
-  const paradoxes = report.paradoxes
-    .map((paradox) => ({ ...paradox, eventIndexes: paradox.eventIndexes.map((i) => graph.eventIds[i]!).sort() }))
-    .map((paradox) => JSON.stringify({ ...paradox, description: undefined }))
-    .sort();
-  return { ...report, paradoxes };
-}
-
 const anchors: AnchorPin[] = [
   { anchorId: 'a1', seconds: 300, nanos: 0, setAtMs: 1_000 },
   { anchorId: 'a2', seconds: 1_200, nanos: 500, setAtMs: 3_000 },
@@ -83,11 +74,11 @@ for (const seed of [1, 2, 3, 4, 5]) {
     const options = { maxListed: 100_000 };
     const expected = analyseParadoxes(compact, anchors, options);
     assert.ok(expected.paradoxCount > 0, 'the sample has paradoxes');
-    assert.equal(byIds(analyseParadoxes(sparse, anchors, options), sparse), byIds(expected, compact));
+    assert.equal(reportByIds(analyseParadoxes(sparse, anchors, options), sparse), reportByIds(expected, compact));
     const window = { start: { seconds: 400, nanos: 0 }, end: { seconds: 900, nanos: 0 } };
     assert.equal(
-      byIds(analyseParadoxes(sparse, anchors, { ...options, window }), sparse),
-      byIds(analyseParadoxes(compact, anchors, { ...options, window }), compact),
+      reportByIds(analyseParadoxes(sparse, anchors, { ...options, window }), sparse),
+      reportByIds(analyseParadoxes(compact, anchors, { ...options, window }), compact),
       'within a window too',
     );
   });
@@ -99,7 +90,7 @@ test('a graph with gone nodes crosses to a worker and back whole', async () => {
     const compact = randomGraph(500, 2, 9);
     const sparse = withGoneNodes(compact, 9);
     const report = await pool.analyseParadoxes(sparse, anchors, { forceWorker: true });
-    assert.equal(byIds(report, sparse), byIds(analyseParadoxes(compact, anchors), compact));
+    assert.equal(reportByIds(report, sparse), reportByIds(analyseParadoxes(compact, anchors), compact));
     assert.is(sparse.causeEnds!.length, sparse.seconds.length, 'its row ends came back');
   } finally {
     await pool.close();
