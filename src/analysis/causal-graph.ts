@@ -3,26 +3,39 @@
  * graph of millions of events crosses to a worker thread by transfer or shared memory, never as objects.
  *
  * Node i is an event that stands on the timeline now (superseded and reverted versions are history and are
- * left out). Causes are already resolved: a cause that was manipulated points at the event that replaced it.
+ * left out), or a `gone` node: a position kept so that a graph maintained write by write never renumbers its
+ * nodes (docs/performance.md). A gone node has no causes, no node names it as a cause, and every analysis
+ * leaves it out, counts included. Causes are already resolved: a cause that was manipulated points at the
+ * event that replaced it.
  */
 export const EventState = {
   happens: 0,
   cancelled: 1,
+  gone: 2,
 } as const;
 export type EventStateCode = (typeof EventState)[keyof typeof EventState];
 
 export interface CausalGraph {
-  /** Index → event id. Stays on the request thread; workers report indexes. */
-  eventIds: string[];
+  /**
+   * Index → event id. Stays on the request thread; workers report indexes. It may be shared with later
+   * states of the timeline and longer than this graph (their added nodes): index it below `seconds.length`.
+   */
+  eventIds: readonly string[];
   /** Whole seconds since 1970-01-01T00:00:00Z (exact for any year a human will ask about). */
   seconds: Float64Array;
   /** 0..999 999 999, completing `seconds`. */
   nanos: Int32Array;
   /** EventState per event. */
   state: Uint8Array;
-  /** CSR: the causes of event i are causeTargets[causeOffsets[i] .. causeOffsets[i + 1]). Length n + 1. */
+  /**
+   * CSR: the causes of event i are causeTargets[causeOffsets[i] .. causeOffsets[i + 1]). Length n + 1.
+   * With `causeEnds`, they are causeTargets[causeOffsets[i] .. causeEnds[i]) instead: rows need not be
+   * in order, and targets outside every row are left-overs that no analysis reads.
+   */
   causeOffsets: Int32Array;
   causeTargets: Int32Array;
+  /** Length n, when rows are not laid out back to back (see causeOffsets). */
+  causeEnds?: Int32Array;
   /** Wall-clock milliseconds when the standing version was written by a manipulation; 0 for untouched events. */
   manipulatedAtMs: Float64Array;
   /** Traveller number for arrival events (see `travel`), -1 for every other event. */

@@ -1,4 +1,5 @@
 import type { CausalGraphArrays } from './graph-shape.ts';
+import { causeRowEnds } from './graph-rows.ts';
 import type { ParadoxCollector } from './paradox-collector.ts';
 import { MAX_EVENTS_PER_PARADOX, placeholderList } from './paradox-report.ts';
 import { forEachStronglyConnectedComponent } from './strongly-connected.ts';
@@ -8,10 +9,11 @@ const NAMED_IN_DESCRIPTION = 3;
 /** causal_loop: every strongly connected component of more than one event, and every event that causes itself. */
 export function detectCausalLoops(graph: CausalGraphArrays, collector: ParadoxCollector): void {
   const { causeOffsets, causeTargets } = graph;
-  forEachStronglyConnectedComponent(causeOffsets, causeTargets, (members) => {
+  const ends = causeRowEnds(graph);
+  forEachStronglyConnectedComponent(causeOffsets, ends, causeTargets, (members) => {
     if (members.length === 1) {
       const event = members[0]!;
-      if (!causesItself(graph, event) || !collector.inside(event)) return;
+      if (!causesItself(graph, ends, event) || !collector.inside(event)) return;
       if (collector.count('causal_loop')) {
         collector.list({ kind: 'causal_loop', eventIndexes: [event], eventCount: 1, description: '{0} is its own cause' });
       }
@@ -24,8 +26,8 @@ export function detectCausalLoops(graph: CausalGraphArrays, collector: ParadoxCo
   });
 }
 
-function causesItself(graph: CausalGraphArrays, event: number): boolean {
-  for (let link = graph.causeOffsets[event]!; link < graph.causeOffsets[event + 1]!; link++) {
+function causesItself(graph: CausalGraphArrays, ends: Int32Array, event: number): boolean {
+  for (let link = graph.causeOffsets[event]!; link < ends[event]!; link++) {
     if (graph.causeTargets[link] === event) return true;
   }
   return false;

@@ -27,6 +27,7 @@ export function packGraph(graph: CausalGraphArrays, mode: 'transfer' | 'copy'): 
   const moved: (keyof CausalGraphArrays)[] = [];
   for (const field of GRAPH_ARRAY_FIELDS) {
     const array: GraphArray = graph[field];
+    if (!array) continue;
     const buffer = array.buffer;
     if (buffer instanceof SharedArrayBuffer) {
       arrays[field] = array;
@@ -50,14 +51,15 @@ export function restoreGraph(graph: CausalGraphArrays, packed: PackedGraph, retu
 
 /** Whether the moved arrays are still on this thread (the task was refused before it was posted). */
 export function packedArraysIntact(packed: PackedGraph): boolean {
-  return packed.moved.every((field) => packed.arrays[field].buffer.byteLength > 0);
+  return packed.moved.every((field) => (packed.arrays[field]?.buffer.byteLength ?? 0) > 0);
 }
 
 /** The buffers of a graph the worker hands back: every non-shared one (the caller only keeps the moved ones). */
 export function returnableBuffers(graph: CausalGraphArrays): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
   for (const field of GRAPH_ARRAY_FIELDS) {
-    const buffer = graph[field].buffer;
+    const buffer = graph[field]?.buffer;
+    if (!buffer) continue;
     if (!(buffer instanceof SharedArrayBuffer) && buffer.byteLength > 0) buffers.add(buffer);
   }
   return [...buffers];

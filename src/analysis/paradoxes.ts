@@ -17,6 +17,7 @@ import {
 import type { ParadoxReport } from './paradox-report.ts';
 import { detectSelfEncounters } from './self-encounters.ts';
 import { forEachCauseOfHappeningEvent } from './distinct-causes.ts';
+import { causeLinkCount, causeRowEnds, standingEventCount } from './graph-rows.ts';
 
 export interface ParadoxAnalysisOptions {
   /** Report only paradoxes that involve at least one event inside this window (monitor-paradox). */
@@ -34,7 +35,7 @@ export function analyseParadoxes(
   anchors: readonly AnchorPin[] = [],
   options: ParadoxAnalysisOptions = {},
 ): ParadoxReport {
-  const eventCount = assertCausalGraphShape(graph);
+  assertCausalGraphShape(graph);
   const window = options.window === undefined ? undefined : eventsInWindow(graph, options.window);
   const collector = new ParadoxCollector(options.maxListed ?? DEFAULT_MAX_LISTED_PARADOXES, window);
 
@@ -54,8 +55,8 @@ export function analyseParadoxes(
     truncated: paradoxCount > collector.paradoxes.length,
     stability: stabilityFromCounts(collector.criticalCount, collector.warningCount),
     status: statusSentence(paradoxCount),
-    eventsAnalysed: eventCount,
-    linksAnalysed: graph.causeTargets.length,
+    eventsAnalysed: standingEventCount(graph),
+    linksAnalysed: causeLinkCount(graph),
     anchorsAnalysed: anchors.length,
   };
 }
@@ -80,12 +81,13 @@ function detectCausalityViolations(graph: CausalGraphArrays, collector: ParadoxC
 /** orphaned_effect: an event that happens although one or more of its causes are cancelled. One per event. */
 function detectOrphanedEffects(graph: CausalGraphArrays, collector: ParadoxCollector): void {
   const { state, causeOffsets, causeTargets } = graph;
+  const ends = causeRowEnds(graph);
   const seenInRow = new Int32Array(state.length).fill(-1);
   for (let effect = 0; effect < state.length; effect++) {
     if (state[effect] !== EventState.happens) continue;
     let cancelledCauses = 0;
     let touchesWindow = collector.inside(effect);
-    for (let link = causeOffsets[effect]!; link < causeOffsets[effect + 1]!; link++) {
+    for (let link = causeOffsets[effect]!; link < ends[effect]!; link++) {
       const cause = causeTargets[link]!;
       if (seenInRow[cause] === effect || state[cause] === EventState.happens) continue;
       seenInRow[cause] = effect;
@@ -95,7 +97,7 @@ function detectOrphanedEffects(graph: CausalGraphArrays, collector: ParadoxColle
     if (cancelledCauses === 0 || !touchesWindow || !collector.count('orphaned_effect')) continue;
     const eventIndexes = [effect];
     const listedCauses = new Set<number>();
-    for (let link = causeOffsets[effect]!; link < causeOffsets[effect + 1]!; link++) {
+    for (let link = causeOffsets[effect]!; link < ends[effect]!; link++) {
       const cause = causeTargets[link]!;
       if (state[cause] === EventState.happens || listedCauses.has(cause)) continue;
       listedCauses.add(cause);

@@ -1,15 +1,17 @@
 /**
- * Tarjan's strongly connected components over a CSR adjacency, iterative: an explicit call stack of
+ * Tarjan's strongly connected components over an adjacency whose node i has the edges
+ * targets[starts[i] .. ends[i]) (CSR: ends = starts shifted by one), iterative: an explicit call stack of
  * (node, next edge) replaces recursion, so a causal chain of millions of events cannot overflow the stack.
  * Calls `onComponent` with each component's members (a view that is only valid during the call), in the
  * order Tarjan completes them. Linear in nodes + edges.
  */
 export function forEachStronglyConnectedComponent(
-  offsets: Int32Array,
+  starts: Int32Array,
+  ends: Int32Array,
   targets: Int32Array,
   onComponent: (members: Int32Array) => void,
 ): void {
-  const count = offsets.length - 1;
+  const count = ends.length;
   const order = new Int32Array(count).fill(-1);
   const low = new Int32Array(count);
   const onStack = new Uint8Array(count);
@@ -25,13 +27,13 @@ export function forEachStronglyConnectedComponent(
     stack[stackSize++] = root;
     onStack[root] = 1;
     callNode[0] = root;
-    callEdge[0] = offsets[root]!;
+    callEdge[0] = starts[root]!;
     let depth = 1;
 
     while (depth > 0) {
       const node = callNode[depth - 1]!;
       const edge = callEdge[depth - 1]!;
-      if (edge < offsets[node + 1]!) {
+      if (edge < ends[node]!) {
         callEdge[depth - 1] = edge + 1;
         const next = targets[edge]!;
         if (order[next] === -1) {
@@ -39,7 +41,7 @@ export function forEachStronglyConnectedComponent(
           stack[stackSize++] = next;
           onStack[next] = 1;
           callNode[depth] = next;
-          callEdge[depth] = offsets[next]!;
+          callEdge[depth] = starts[next]!;
           depth++;
         } else if (onStack[next] === 1 && order[next]! < low[node]!) {
           low[node] = order[next]!;

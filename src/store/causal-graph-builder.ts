@@ -8,12 +8,11 @@
  * `buildCausalGraphInSlices` gives the event loop a turn every few ms. The graph's typed arrays are in
  * shared memory, so analyses on workers read them in place and a cached graph is never detached.
  */
-import { EventState, type CausalGraph } from '../analysis/causal-graph.ts';
+import type { CausalGraph } from '../analysis/causal-graph.ts';
 import { runInSlices, runToEnd, STEP_EVERY, type Steps } from '../analysis/time-slices.ts';
-import { parseInstant } from '../time/index.ts';
 import { stands } from './event-codec.ts';
 import type { GenesisSnapshot } from './genesis-snapshot.ts';
-import { locationWords } from './location-words.ts';
+import { NodeNumbering, recordNodeFields } from './graph-node-fields.ts';
 import type { EventRecord } from './types.ts';
 
 const MAX_SUCCESSION = 10_000;
@@ -30,9 +29,15 @@ function internPlace(names: string[], index: Map<string, number>, name: string):
   return number;
 }
 
-const sharedFloat64 = (length: number) => new Float64Array(new SharedArrayBuffer(8 * length));
-const sharedInt32 = (length: number) => new Int32Array(new SharedArrayBuffer(4 * length));
-const sharedUint8 = (length: number) => new Uint8Array(new SharedArrayBuffer(length));
+export const sharedFloat64 = (length: number) => new Float64Array(new SharedArrayBuffer(8 * length));
+export const sharedInt32 = (length: number) => new Int32Array(new SharedArrayBuffer(4 * length));
+export const sharedUint8 = (length: number) => new Uint8Array(new SharedArrayBuffer(length));
+
+/** A full build with the numbering of its places and travellers, for a graph kept up to date from it. */
+export interface BuiltGraph {
+  graph: CausalGraph;
+  numbering: NodeNumbering;
+}
 
 /** Merges the snapshots of several genesis levels (rare: bulk loads into branches) into one. */
 export function concatSnapshots(snapshots: GenesisSnapshot[]): GenesisSnapshot {
@@ -93,6 +98,10 @@ export function buildCausalGraphInSlices(genesis: GenesisSnapshot, changed: Map<
 
 /** The build as steps: it yields every STEP_EVERY events of each pass. */
 export function* causalGraphSteps(genesis: GenesisSnapshot, changed: Map<string, EventRecord>): Steps<CausalGraph> {
+  return (yield* builtGraphSteps(genesis, changed)).graph;
+}
+
+export function* builtGraphSteps(genesis: GenesisSnapshot, changed: Map<string, EventRecord>): Steps<BuiltGraph> {
   const g = genesis.ids.length;
   const wanted = new Set<string>(changed.keys());
   let causeBound = genesis.causeTargets.length + genesis.external.length;
@@ -170,22 +179,7 @@ export function* causalGraphSteps(genesis: GenesisSnapshot, changed: Map<string,
     redirected[i] = removed[i] ? resolve(genesis.ids[i]!) : newIndex[i]!;
   }
 
-  const placeNames = genesis.placeNames.slice();
-  let placeIndex: Map<string, number> | undefined;
-  const placeOf = (location: string): number => {
-    placeIndex ??= new Map(placeNames.map((name, i) => [name, i]));
-    return internPlace(placeNames, placeIndex, locationWords(location).join(' '));
-  };
-  const travellers = new Map<string, number>();
-  const travellerOf = (record: EventRecord): number => {
-    if (record.kind !== 'arrival' || record.traveller === undefined) return -1;
-    let number = travellers.get(record.traveller);
-    if (number === undefined) {
-      number = travellers.size;
-      travellers.set(record.traveller, number);
-    }
-    return number;
-  };
+  const numbering = new NodeNumbering(genesis.placeNames.slice());
 
   // Nothing removed, replaced or added: the node ids are the genesis ids, in order (shared, not copied).
   // Otherwise a new list, allocated in a step of its own: 10^6 slots take several ms to map (growing
@@ -214,15 +208,14 @@ export function* causalGraphSteps(genesis: GenesisSnapshot, changed: Map<string,
     targets[edges++] = target;
   };
   const fillFromRecord = (node: number, record: EventRecord): void => {
-    const time = parseInstant(record.time);
+    const fields = recordNodeFields(record, numbering);
     eventIds[node] = record.event_id;
-    graph.seconds[node] = Number(time.seconds);
-    graph.nanos[node] = time.nanos;
-    graph.state[node] = record.status === 'cancelled' ? EventState.cancelled : EventState.happens;
-    graph.place[node] = placeOf(record.location);
-    graph.traveller[node] = travellerOf(record);
-    const manipulated = record.supersedes !== undefined && (record.status === 'manipulated' || record.status === 'cancelled');
-    graph.manipulatedAtMs[node] = manipulated && record.created_at ? Date.parse(record.created_at) || 0 : 0;
+    graph.seconds[node] = fields.seconds;
+    graph.nanos[node] = fields.nanos;
+    graph.state[node] = fields.state;
+    graph.place[node] = fields.place;
+    graph.traveller[node] = fields.traveller;
+    graph.manipulatedAtMs[node] = fields.manipulatedAtMs;
     const start = edges;
     for (const cause of record.causes) pushUnique(node, start, resolve(cause));
   };
@@ -259,7 +252,7 @@ export function* causalGraphSteps(genesis: GenesisSnapshot, changed: Map<string,
     graph.causeOffsets[node + 1] = edges;
   }
   if (edges < causeBound) graph.causeTargets = yield* sharedPrefix(targets, edges);
-  return graph;
+  return { graph, numbering };
 }
 
 /** The first `length` entries of `array`, copied into exactly sized shared memory a few MB at a time. */

@@ -9,9 +9,9 @@ import { ApiError, notFound } from '../domain/errors.ts';
 import { checkManipulable, eventNotFound, newEventIdTaken, newEventRecord, planManipulation, planRevert } from '../domain/event-rules.ts';
 import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../time/index.ts';
 import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
-import type { CausalGraph } from '../analysis/causal-graph.ts';
-import { buildCausalGraphInSlices, concatSnapshotSteps } from './causal-graph-builder.ts';
+import { builtGraphSteps, concatSnapshotSteps } from './causal-graph-builder.ts';
 import { CausalGraphCache } from './causal-graph-cache.ts';
+import { LiveCausalGraph } from './live-causal-graph.ts';
 import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } from './event-codec.ts';
@@ -73,6 +73,29 @@ interface Change<T> {
   undo?: () => void;
 }
 
+/** A version of an event: where it lives. */
+interface Version {
+  level: number;
+  lsn: number;
+}
+
+const versionText = ({ level, lsn }: Version): string => `${level}:${lsn}`;
+
+/** A timeline's causal graph as kept between reads, with what it was brought up to. */
+interface TimelineGraph {
+  live: LiveCausalGraph;
+  /** The read chain it stands for: every level capped at the LSN applied so far. */
+  chain: ChainLink[];
+  /** The genesis snapshots it was built from: a bulk load replaces them. */
+  sources: readonly unknown[];
+  versions: VersionIndex;
+  /** The version of every event the graph holds a record of. */
+  known: Map<string, string>;
+  /** Event → the events created from it on the chain. */
+  successors: Map<string, Set<string>>;
+  readonly bytes: number;
+}
+
 const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BULK_BATCH = 5000;
 const AWAIT_GENESIS_INDEX_BELOW = 100_000;
@@ -110,7 +133,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   /** Versions built by writes whose batch is not yet durable, for the writes that build on them. */
   private readonly inFlight = new Map<string, EventRecord>();
   private readonly snapshots = new MeteredCache<number, Promise<GenesisSnapshot>>('genesis_snapshot', SNAPSHOT_CACHE_BYTES);
-  private readonly graphs = new CausalGraphCache();
+  private readonly graphs = new CausalGraphCache<TimelineGraph>();
   private readonly genesisIndexes = new MeteredCache<number, GenesisIndexEntry>('genesis_index', GENESIS_INDEX_BYTES);
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
   private readonly searchCache: SearchPageCache;
@@ -949,9 +972,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   // ---------------------------------------------------------------- causal graph
 
   /**
-   * Built in slices of a few ms (the request thread serves others in between); the graph of a timeline as
-   * it stands is cached until its chain's stamp or genesis snapshots change, and shared by every reader
-   * (its arrays are in shared memory and must not be modified). Overlay reads are built afresh.
+   * The graph of a timeline as it stands, kept up to date commit by commit (docs/performance.md, "The causal
+   * graph between writes"): a read applies to the timeline's graph the versions committed on its chain since
+   * the read before, a few per write, and builds it afresh (in slices of a few ms, the request thread serves
+   * others in between) only the first time, after a bulk load or a reload, or once a quarter of its nodes are
+   * gone. Views are shared by every reader (their arrays are in shared memory) and must not be modified. An
+   * overlay read applies the overlay to the same graph and takes it back.
    */
   async readCausalGraph(timelineId: string, options: CausalGraphOptions = {}): Promise<CausalGraphRead> {
     await this.sync();
@@ -960,58 +986,110 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const stamp = this.stamp(this.registry.chain(state));
     const revision = state.record.revision;
     const genesisLevels = chain.filter(({ level }) => this.registry.hasGenesis(level)).map(({ level }) => level);
+    const entry = await this.graphs.update(timelineId, async (kept) =>
+      kept && (await this.updateGraph(kept, chain, genesisLevels)) ? kept : this.buildGraph(chain, genesisLevels),
+    );
     const overlay = options.overlay ?? [];
-    if (overlay.length > 0) {
-      return { graph: await this.buildGraph(chain, genesisLevels.map((level) => this.loadSnapshot(level)), overlay), revision, stamp };
-    }
-    let graph = this.graphs.get(timelineId, stamp, genesisLevels.map((level) => this.snapshots.peek(level)));
-    if (!graph) {
-      const snapshots = genesisLevels.map((level) => this.loadSnapshot(level));
-      graph = this.buildGraph(chain, snapshots, []);
-      this.graphs.set(timelineId, stamp, snapshots, graph);
-    }
+    const graph = overlay.length > 0 ? entry.live.overlaid(overlay) : entry.live.view();
     // A copy of the object (not of its arrays): the pool tells concurrent analyses apart by object.
-    return { graph: { ...(await graph) }, revision, stamp };
+    return { graph: { ...graph }, revision, stamp };
   }
 
-  private async buildGraph(chain: ChainLink[], snapshots: Promise<GenesisSnapshot>[], overlay: EventRecord[]): Promise<CausalGraph> {
-    const genesis = snapshots.length === 0 ? emptySnapshot() : await runInSlices(concatSnapshotSteps(await Promise.all(snapshots)));
-    const changed = await this.changedRecords(chain, overlay);
-    const graph = await buildCausalGraphInSlices(genesis, changed);
-    Object.freeze(graph.eventIds);
-    return graph;
-  }
-
-  /** The version seen on the chain of every event with a version above genesis, overlay included. */
-  private async changedRecords(chain: ChainLink[], overlay: EventRecord[]): Promise<Map<string, EventRecord>> {
-    const slicer = new TimeSlicer();
-    const overlaid = new Map(overlay.map((record) => [record.event_id, record]));
-    const seen = new Set<string>();
-    const toRead: { id: string; level: number; lsn: number }[] = [];
-    const view = new ChainView(this.versions, chain);
-    let steps = 0;
+  private async buildGraph(chain: ChainLink[], genesisLevels: number[]): Promise<TimelineGraph> {
+    const sources = genesisLevels.map((level) => this.loadSnapshot(level));
+    const genesis = sources.length === 0 ? emptySnapshot() : await runInSlices(concatSnapshotSteps(await Promise.all(sources)));
+    const ids = new Set<string>();
+    const successors = new Map<string, Set<string>>();
     for (const { level } of chain) {
-      for (const id of [...(this.versions.eventIds(level) ?? [])]) {
-        if ((++steps & 1023) === 0 && slicer.due()) await slicer.pause();
-        if (seen.has(id)) continue;
-        seen.add(id);
-        if (overlaid.has(id)) continue;
-        const visible = view.visible(id);
-        if (!visible || visible.info.lsn === 0 || view.overridden(visible.depth, id, visible.info)) continue;
-        toRead.push({ id, level: chain[visible.depth]!.level, lsn: visible.info.lsn });
+      for (const id of this.versions.eventIds(level) ?? []) ids.add(id);
+    }
+    const versions = await this.changedVersions(chain, ids);
+    for (const id of ids) this.noteSuccessors(chain, id, successors);
+    const records = await this.changedRecords(versions);
+    const built = await runInSlices(builtGraphSteps(genesis, records));
+    Object.freeze(built.graph.eventIds);
+    const live = await runInSlices(LiveCausalGraph.fromBuildSteps(built, genesis, records));
+    const known = new Map([...versions].map(([id, version]) => [id, versionText(version)]));
+    return { live, chain, sources, versions: this.versions, known, successors, get bytes() { return live.bytes; } };
+  }
+
+  /**
+   * Brings a kept graph up to `chain` with the versions committed on it since (what they change, not the
+   * timeline's size); false when the graph must be built again instead (a bulk load, a reload of memory).
+   */
+  private async updateGraph(kept: TimelineGraph, chain: ChainLink[], genesisLevels: number[]): Promise<boolean> {
+    if (kept.versions !== this.versions || kept.live.wantsRebuild) return false;
+    const sources = genesisLevels.map((level) => this.snapshots.peek(level));
+    if (sources.length !== kept.sources.length || sources.some((source, i) => source !== kept.sources[i])) return false;
+    if (chain.length !== kept.chain.length || chain.some(({ level, cap }, i) => level !== kept.chain[i]!.level || cap < kept.chain[i]!.cap)) {
+      return false;
+    }
+    const written = new Set<string>();
+    chain.forEach(({ level, cap }, i) => {
+      for (const id of this.versions.changedBetween(level, kept.chain[i]!.cap, cap)) written.add(id);
+    });
+    kept.chain = chain;
+    if (written.size === 0) return true;
+    for (const id of written) this.noteSuccessors(chain, id, kept.successors);
+    // Whether the chain sees an event's successor depends on the event's versions (ChainView.overridden).
+    const candidates = new Set(written);
+    for (const id of candidates) for (const successor of kept.successors.get(id) ?? []) candidates.add(successor);
+    const versions = await this.changedVersions(chain, candidates);
+    const changedNow = new Map<string, Version>();
+    for (const id of candidates) {
+      const version = versions.get(id);
+      // Seen at genesis again, or no more: never by a write (versions are only added); build afresh rather than guess.
+      if (!version) {
+        if (kept.known.has(id)) return false;
+        continue;
+      }
+      if (kept.known.get(id) !== versionText(version)) changedNow.set(id, version);
+    }
+    kept.live.apply(await this.changedRecords(changedNow));
+    for (const [id, version] of changedNow) kept.known.set(id, versionText(version));
+    return true;
+  }
+
+  /** Records which events the versions of `id` on the chain were created from. */
+  private noteSuccessors(chain: ChainLink[], id: string, successors: Map<string, Set<string>>): void {
+    for (const { level } of chain) {
+      for (const { supersedes } of this.versions.list(level, id) ?? []) {
+        if (supersedes === undefined) continue;
+        let known = successors.get(supersedes);
+        if (!known) successors.set(supersedes, (known = new Set()));
+        known.add(id);
       }
     }
+  }
+
+  /** Where the chain sees a version above genesis of each of `ids` (one seen at genesis, or hidden, is left out). */
+  private async changedVersions(chain: ChainLink[], ids: Iterable<string>): Promise<Map<string, Version>> {
+    const slicer = new TimeSlicer();
+    const view = new ChainView(this.versions, chain);
+    const versions = new Map<string, Version>();
+    let steps = 0;
+    for (const id of ids) {
+      if ((++steps & 1023) === 0 && slicer.due()) await slicer.pause();
+      const visible = view.visible(id);
+      if (!visible || visible.info.lsn === 0 || view.overridden(visible.depth, id, visible.info)) continue;
+      versions.set(id, { level: chain[visible.depth]!.level, lsn: visible.info.lsn });
+    }
+    return versions;
+  }
+
+  /** The records of those versions. */
+  private async changedRecords(versions: Map<string, Version>): Promise<Map<string, EventRecord>> {
+    const slicer = new TimeSlicer();
+    const toRead = [...versions];
+    const read = await this.kv.getMany(toRead.map(([id, { level, lsn }]) => versionKey(Tag.version, level, id, lsn)));
     const changed = new Map<string, EventRecord>();
-    const read = await this.kv.getMany(toRead.map(({ id, level, lsn }) => versionKey(Tag.version, level, id, lsn)));
-    slicer.restart();
     for (let i = 0; i < toRead.length; i++) {
       if ((i & 255) === 255 && slicer.due()) await slicer.pause();
-      const { id, lsn } = toRead[i]!;
+      const [id, { lsn }] = toRead[i]!;
       const bytes = read[i];
       if (!bytes) throw new ApiError('data_loss', `version ${lsn} of event "${id}" is missing`);
       changed.set(id, decodeRecord(bytes));
     }
-    for (const [id, record] of overlaid) changed.set(id, record);
     return changed;
   }
 

@@ -100,6 +100,11 @@ export class VersionIndex {
 
   /** Events with a version at `level` above `cap` (each once). */
   changedAfter(level: number, cap: number): Set<string> {
+    return this.changedBetween(level, cap, Infinity);
+  }
+
+  /** Events with a version at `level` above `after` and at most `upTo` (each once). */
+  changedBetween(level: number, after: number, upTo: number): Set<string> {
     const ids = new Set<string>();
     const log = this.levels.get(level)?.log;
     if (!log) return ids;
@@ -107,10 +112,10 @@ export class VersionIndex {
     let high = log.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (log[mid]!.lsn <= cap) low = mid + 1;
+      if (log[mid]!.lsn <= after) low = mid + 1;
       else high = mid;
     }
-    for (let i = low; i < log.length; i++) ids.add(log[i]!.eventId);
+    for (let i = low; i < log.length && log[i]!.lsn <= upTo; i++) ids.add(log[i]!.eventId);
     return ids;
   }
 
