@@ -14,8 +14,11 @@ import type { VersionInfo } from './version-index.ts';
 const { default: BTree } = sortedBtree;
 type Tree = InstanceType<typeof BTree<string, string>>;
 
-/** The sort key of a version as latin1 text. */
-export const sortText = (timeKey: Uint8Array, eventId: string): string => sortKey(timeKey, eventId).toString('latin1');
+/** The sort key of a version as latin1 text (an ASCII id is its own UTF-8). */
+export function sortText(timeKey: Uint8Array, eventId: string): string {
+  if (Buffer.byteLength(eventId, 'utf8') !== eventId.length) return sortKey(timeKey, eventId).toString('latin1');
+  return String.fromCharCode(...timeKey) + eventId;
+}
 
 /** Sort-key text back to the key's bytes. */
 export const sortTextBytes = (text: string): Buffer => Buffer.from(text, 'latin1');

@@ -1,12 +1,26 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { ApiError } from '../domain/errors.ts';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const MAX_ID_LENGTH = 200;
 
+const ID_BYTES = 13;
+/** Random bytes are drawn from the system a pool at a time: one call per id costs more than the id. */
+const pool = Buffer.allocUnsafe(ID_BYTES * 256);
+let poolUsed = pool.length;
+
+function randomIdBytes(): Buffer {
+  if (poolUsed === pool.length) {
+    randomFillSync(pool);
+    poolUsed = 0;
+  }
+  poolUsed += ID_BYTES;
+  return pool.subarray(poolUsed - ID_BYTES, poolUsed);
+}
+
 /** `prefix` + 20 base32 characters (100 random bits). */
 export function randomId(prefix: string): string {
-  const bytes = randomBytes(13);
+  const bytes = randomIdBytes();
   let bits = 0;
   let value = 0;
   let out = prefix;

@@ -44,7 +44,9 @@ export class VersionReader {
     const found = refs.map((ref) => this.cache.get(cacheKey(ref)));
     const missing = refs.flatMap((ref, i) => (found[i] ? [] : [i]));
     if (missing.length === 0) return found;
-    const bytes = await this.kv.getMany(missing.map((i) => versionKey(Tag.version, refs[i]!.level, refs[i]!.eventId, refs[i]!.lsn)));
+    const keys = missing.map((i) => versionKey(Tag.version, refs[i]!.level, refs[i]!.eventId, refs[i]!.lsn));
+    // One key: a plain get costs a third of a getMany of one.
+    const bytes = keys.length === 1 ? [await this.kv.get(keys[0]!)] : await this.kv.getMany(keys);
     missing.forEach((at, i) => {
       const value = bytes[i];
       if (!value) return;
