@@ -193,6 +193,14 @@ async function loopDelay(port: number): Promise<LoopDelay> {
   return { p99: read('p99'), max: read('max') };
 }
 
+/** Estimated bytes a cache holds, from /metrics. */
+async function cacheBytes(port: number, cache: string): Promise<number> {
+  const reply = await send(port, new Agent(), 'GET', '/metrics', '');
+  const match = new RegExp(`^tms_cache_bytes\\{cache="${cache}"\\} ([0-9.e+-]+)$`, 'm').exec(reply.body);
+  if (!match) throw new Error(`/metrics has no tms_cache_bytes for ${cache}`);
+  return Number(match[1]);
+}
+
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const median = (xs: number[]) => percentile(sorted(xs), 50);
 const ms = (x: number) => x.toFixed(2);
@@ -283,6 +291,7 @@ for (let round = 1; round <= Math.min(rounds, 2); round++) {
   console.log(`side by side, round ${round}: bare ${Math.round(bareSamples.at(-1)!.rps)} req/s, tms ${Math.round(tmsSamples.at(-1)!.rps)} req/s (p99 ${ms(tmsSamples.at(-1)!.p99)} ms)`);
 }
 await bare.stop();
+const indexBytes = await cacheBytes(tms.port, 'genesis_index');
 searchAgent.destroy();
 await tms.stop();
 if (!reusedDir) await rm(dataDir, { recursive: true, force: true });
@@ -409,6 +418,10 @@ Uncached searches of the ${eventsText}-event timeline next to a bare node:http s
 connections (autocannon), ${Math.min(rounds, 2)} alternating rounds of ${shape.seconds} s, median:
 
 ${sideTable}
+
+The in-memory genesis search index of the ${eventsText}-event timeline (built on the first search, in slices; the stored
+index answers meanwhile) held ${(indexBytes / 2 ** 20).toFixed(1)} MiB by the store's estimate: **${(indexBytes / events).toFixed(1)} bytes per event**
+(the \`genesis_index\` cache, bounded at 160 MiB; \`tms_cache_bytes\` on /metrics).
 `;
 console.log(report);
 writeReport('search-under-load', report);
