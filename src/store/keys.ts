@@ -6,8 +6,8 @@
  *   x <level>                               tombstone of a deleted timeline whose ranges are still being cleared
  *   v <level> <event_id> 00 <lsn:8>         one version of an event (EventRecord JSON); genesis versions have lsn 0
  *   c <level> <event_id> 00 <lsn:8>         version summary (flags, time key, location words), loaded at open
- *   t <level> <time:12> <event_id>          current time index: newest version of each event that happens (JSON)
- *   w <level> <word> 00 <time:12> <event_id> current location-word index (JSON)
+ *   t <level> <time:12> <event_id>          stored time index of the level's genesis events (JSON)
+ *   w <level> <word> 00 <time:12> <event_id> stored location-word index of the genesis events (JSON)
  *   s <level> <chunk:4>                     genesis snapshot for the causal graph, in chunks
  *   a <level> <anchor_id>                   anchor (JSON)
  *   A <anchor_id>                           anchor → timeline id
