@@ -12,7 +12,7 @@ import type { CausalGraph } from '../analysis/causal-graph.ts';
 import { runInSlices, runToEnd, STEP_EVERY, type Steps } from '../analysis/time-slices.ts';
 import { stands } from './event-codec.ts';
 import type { GenesisSnapshot } from './genesis-snapshot.ts';
-import { NodeNumbering, recordNodeFields } from './graph-node-fields.ts';
+import { NodeNumbering, recordNodeFields, writeNodeFields } from './graph-node-fields.ts';
 import type { EventRecord } from './types.ts';
 
 const MAX_SUCCESSION = 10_000;
@@ -210,12 +210,8 @@ export function* builtGraphSteps(genesis: GenesisSnapshot, changed: Map<string, 
   const fillFromRecord = (node: number, record: EventRecord): void => {
     const fields = recordNodeFields(record, numbering);
     eventIds[node] = record.event_id;
-    graph.seconds[node] = fields.seconds;
-    graph.nanos[node] = fields.nanos;
+    writeNodeFields(graph, node, fields);
     graph.state[node] = fields.state;
-    graph.place[node] = fields.place;
-    graph.traveller[node] = fields.traveller;
-    graph.manipulatedAtMs[node] = fields.manipulatedAtMs;
     const start = edges;
     for (const cause of record.causes) pushUnique(node, start, resolve(cause));
   };

@@ -2,7 +2,7 @@
  * What a causal graph node holds for an event version, shared by the full build and the graph kept write by
  * write, so that both number places and travellers, and read times and states, the same way.
  */
-import { EventState, type EventStateCode } from '../analysis/causal-graph.ts';
+import { EventState, type CausalGraph, type EventStateCode } from '../analysis/causal-graph.ts';
 import { parseInstant } from '../time/index.ts';
 import { locationWords } from './location-words.ts';
 import type { EventRecord } from './types.ts';
@@ -63,4 +63,16 @@ export function recordNodeFields(record: EventRecord, numbering: NodeNumbering):
     traveller: numbering.travellerOf(record),
     manipulatedAtMs: manipulated && record.created_at ? Date.parse(record.created_at) || 0 : 0,
   };
+}
+
+/** The arrays a node's fields are kept in. */
+export type NodeColumns = Pick<CausalGraph, 'seconds' | 'nanos' | 'place' | 'traveller' | 'manipulatedAtMs'>;
+
+/** Writes every field of a node but its state, which each caller decides. */
+export function writeNodeFields(columns: NodeColumns, node: number, fields: NodeFields): void {
+  columns.seconds[node] = fields.seconds;
+  columns.nanos[node] = fields.nanos;
+  columns.place[node] = fields.place;
+  columns.traveller[node] = fields.traveller;
+  columns.manipulatedAtMs[node] = fields.manipulatedAtMs;
 }

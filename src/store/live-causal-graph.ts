@@ -16,7 +16,7 @@ import type { BuiltGraph } from './causal-graph-builder.ts';
 import { sharedFloat64, sharedInt32, sharedUint8 } from './causal-graph-builder.ts';
 import { stands } from './event-codec.ts';
 import type { GenesisSnapshot } from './genesis-snapshot.ts';
-import { recordNodeFields, type NodeNumbering } from './graph-node-fields.ts';
+import { recordNodeFields, writeNodeFields, type NodeNumbering } from './graph-node-fields.ts';
 import { IdPositions } from './id-positions.ts';
 import { ReverseCauses } from './reverse-causes.ts';
 import type { EventRecord } from './types.ts';
@@ -282,11 +282,8 @@ export class LiveCausalGraph {
       this.ends = grown(this.ends, capacity, (length) => new Int32Array(length));
     }
     const fields = recordNodeFields(record, this.numbering);
-    this.seconds[node] = fields.seconds;
-    this.nanos[node] = fields.nanos;
-    this.manipulatedAtMs[node] = fields.manipulatedAtMs;
-    this.traveller[node] = fields.traveller;
-    this.place[node] = fields.place;
+    const { seconds, nanos, place, traveller, manipulatedAtMs } = this;
+    writeNodeFields({ seconds, nanos, place, traveller, manipulatedAtMs }, node, fields);
     this.eventIds[node] = record.event_id;
     this.n = needed;
     // Appended gone: a node that the journal takes back stays a gone node, never a half-made one.
