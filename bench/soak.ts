@@ -689,8 +689,24 @@ interface Sample {
   cacheMiB?: number;
   /** The V8 heap in use (tms_nodejs_heap_size_used_bytes): tells JavaScript objects from native memory. */
   heapMiB?: number;
+  /**
+   * The request thread's time on a CPU, and runnable but waiting for one, in the second before the sample
+   * (/proc/<pid>/schedstat): the wait is the machine's share of the loop delay, the time on a CPU ours.
+   */
+  mainRunMs?: number;
+  mainWaitMs?: number;
 }
 const samples: Sample[] = [];
+
+/** Nanoseconds the process's main thread has run, and waited runnable, since it started. */
+async function schedstat(pid: number): Promise<{ run: number; wait: number } | undefined> {
+  try {
+    const [run, wait] = (await readFile(`/proc/${pid}/schedstat`, 'utf8')).split(' ').map(Number);
+    return run === undefined || wait === undefined ? undefined : { run, wait };
+  } catch {
+    return undefined;
+  }
+}
 
 async function rssMiB(pid: number): Promise<number | undefined> {
   try {
@@ -731,14 +747,25 @@ async function scrape(port: number): Promise<{ loopP99?: number; cacheMiB?: numb
 }
 const loopP99 = async (port: number) => (await scrape(port)).loopP99;
 
+let lastSched: { pid: number; run: number; wait: number } | undefined;
 async function sampleLoop(): Promise<void> {
   while (!stopping) {
     const current = life;
     if (current && current.endedAt === undefined && !paused) {
-      const [rss, metrics] = await Promise.all([rssMiB(current.pid), scrape(current.port)]);
+      const [rss, metrics, sched] = await Promise.all([rssMiB(current.pid), scrape(current.port), schedstat(current.pid)]);
       if (rss !== undefined && life === current && current.endedAt === undefined) {
-        samples.push({ at: now(), life: current.index, rssMiB: rss, loopP99Ms: metrics.loopP99, cacheMiB: metrics.cacheMiB, heapMiB: metrics.heapMiB });
+        const since = lastSched?.pid === current.pid ? lastSched : undefined;
+        samples.push({
+          at: now(),
+          life: current.index,
+          rssMiB: rss,
+          loopP99Ms: metrics.loopP99,
+          cacheMiB: metrics.cacheMiB,
+          heapMiB: metrics.heapMiB,
+          ...(sched && since && { mainRunMs: (sched.run - since.run) / 1e6, mainWaitMs: (sched.wait - since.wait) / 1e6 }),
+        });
       }
+      lastSched = sched && { pid: current.pid, ...sched };
     }
     await sleep(1000);
   }
@@ -848,6 +875,9 @@ interface LifeFigures {
   warmHeap?: number;
   finalHeap?: number;
   loop: number[];
+  /** Per second after warm-up: ms the request thread ran, and ms it waited for a CPU. */
+  mainRun: number[];
+  mainWait: number[];
 }
 const lifeFigures: LifeFigures[] = lives.map((l) => {
   const mine = samples.filter((s) => s.life === l.index);
@@ -864,6 +894,8 @@ const lifeFigures: LifeFigures[] = lives.map((l) => {
   const warmRss = judged && warm.length ? median(warm) : undefined;
   const finalRss = judged && final.length ? median(final) : undefined;
   const loop = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
+  const mainRun = within((s) => s.mainRunMs, l.loadFrom + warmupS, Infinity);
+  const mainWait = within((s) => s.mainWaitMs, l.loadFrom + warmupS, Infinity);
   return {
     life: l,
     warmRss,
@@ -874,6 +906,8 @@ const lifeFigures: LifeFigures[] = lives.map((l) => {
     warmHeap: judged && warmHeaps.length ? median(warmHeaps) : undefined,
     finalHeap: judged && finalHeaps.length ? median(finalHeaps) : undefined,
     loop,
+    mainRun,
+    mainWait,
   };
 });
 const allLoop = lifeFigures.flatMap((f) => f.loop).sort((a, b) => a - b);
@@ -940,6 +974,7 @@ const lifeRows = lifeFigures.map((f) => [
   `${mib(f.warmCache)} → ${mib(f.finalCache)}`,
   msText(percentile([...f.loop].sort((a, b) => a - b), 50)),
   msText(f.loop.length ? Math.max(...f.loop) : NaN),
+  `${msText(median(f.mainRun))} / ${msText(median(f.mainWait))}`,
 ]);
 
 const chartPath = join(reportsDir, 'soak.svg');
@@ -1020,6 +1055,7 @@ ${table(
     ['restarts', String(restarts)],
     ['RSS at start (first life, after warm-up) / at end (last life, last window)', `${mib(firstWarm)} / ${mib(lastFinal)} MiB`],
     ['event-loop delay p99 (1-s windows after warm-up)', `median ${msText(loopMedian)} ms, ${LOOP_WINDOW_SHARE * 100} % of windows ≤ ${msText(loopShare)} ms, worst ${msText(loopMax)} ms`],
+    ['the request thread, per second after warm-up (median): on a CPU / runnable but waiting for one (/proc/<pid>/schedstat)', `${msText(median(lifeFigures.flatMap((f) => f.mainRun)))} / ${msText(median(lifeFigures.flatMap((f) => f.mainWait)))} ms`],
     ['event-loop delay p99 of the idle service before the load', `${idleLoop.map(msText).join(', ')} ms (10 ms on a quiet machine: the sampling interval)`],
     ['machine load average (1 min) at the start / end of the load', loadAverages.map((x) => x.toFixed(1)).join(' / ')],
   ],
@@ -1033,7 +1069,7 @@ Process lives (times in seconds since the start; RSS from \`/proc/<pid>/status\`
 process's \`tms_nodejs_eventloop_lag_p99_seconds\` on \`/metrics\`, which prom-client resets at every scrape, so each
 sample covers the second before it):
 
-${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'V8 heap used MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms'], lifeRows)}
+${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'V8 heap used MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms', 'request thread on a CPU / waiting for one, ms per s (median)'], lifeRows)}
 
 Read-backs:
 
@@ -1076,6 +1112,7 @@ writeFileSync(
       loadAverages,
       checks,
       failures,
+      samples,
     },
     null,
     2,

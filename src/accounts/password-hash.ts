@@ -1,4 +1,5 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { Piscina } from 'piscina';
 
 /** scrypt cost: N = 2^log2N, block size r, parallelism p. */
 export interface ScryptCost {
@@ -17,15 +18,25 @@ const SALT_BYTES = 16;
 const HASH_BYTES = 32;
 const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
-function derive(password: string, salt: Buffer, length: number, cost: ScryptCost): Promise<Buffer> {
+/**
+ * One derivation at a time, in a thread of its own at a lower CPU priority (password-worker.mjs). On the libuv
+ * threadpool, concurrent logins each took a thread (LevelDB's reads and writes wait for the same four) and a core,
+ * and 32 MiB each: in the soak, about 2 logins a second used 1.6 of the machine's 2 cores and moved RSS by up to
+ * 128 MiB from one second to the next (docs/performance.md). The thread leaves after 30 s without work.
+ */
+const hasher = new Piscina<{ password: string; salt: Buffer; length: number; options: ScryptOptions }, Uint8Array>({
+  filename: new URL('./password-worker.mjs', import.meta.url).href,
+  minThreads: 0,
+  maxThreads: 1,
+  idleTimeout: 30_000,
+});
+
+async function derive(password: string, salt: Buffer, length: number, cost: ScryptCost): Promise<Buffer> {
   const N = 2 ** cost.log2N;
   // scrypt needs 128·N·r bytes; Node refuses anything over maxmem (default 32 MiB), so give it room.
   const maxmem = 128 * N * cost.r * 2 + 1024 * 1024;
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, length, { N, r: cost.r, p: cost.p, maxmem }, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
-  });
+  const key = await hasher.run({ password: password.normalize('NFC'), salt, length, options: { N, r: cost.r, p: cost.p, maxmem } });
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength);
 }
 
 /** A self-describing hash: `$scrypt$ln=15,r=8,p=3$<salt>$<hash>` (base64url), so costs can rise later. */

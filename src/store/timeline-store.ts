@@ -139,6 +139,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly searchCache: SearchPageCache;
   private readonly reader: VersionReader;
   private readonly background = new Set<Promise<void>>();
+  /** Deleted levels whose ranges wait for a compaction pass, and the pass under way (`compactFreed`). */
+  private readonly freedLevels: number[] = [];
+  private compacting: Promise<void> | undefined;
   private opened = false;
 
   /** `log`: a shared one where other nodes write the same store (default: this process alone writes it). */
@@ -511,15 +514,34 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     await this.clearLevel(level);
   }
 
-  /** Deletes every range a level owns, compacts them so the disk space returns, then drops the tombstone. */
+  /** Deletes every range a level owns and drops its tombstone; the disk space returns in the background (`compactFreed`). */
   private async clearLevel(level: number): Promise<void> {
     for (const tag of LEVEL_TAGS) {
       const start = levelPrefix(tag, level);
-      const end = prefixEnd(start);
-      await this.kv.clear({ gte: start, lt: end });
-      await this.kv.compact(start, end);
+      await this.kv.clear({ gte: start, lt: prefixEnd(start) });
     }
     await this.kv.write([{ type: 'del', key: levelPrefix(Tag.tombstone, level) }], true);
+    this.compactFreed(level);
+  }
+
+  /**
+   * Compacts the ranges that deleted levels held, so their disk space returns: in the background, and coalesced.
+   * LevelDB's compactRange flushes the memtable and rewrites every file overlapping the range at each level however
+   * little the range holds, so six of them awaited per deleted branch kept a core and the disk busy in the soak
+   * (branch deletion p50 ~1 s; docs/performance.md). Levels deleted while a pass runs share the next one: one
+   * compaction per tag, from the lowest of them to the highest.
+   */
+  private compactFreed(level: number): void {
+    this.freedLevels.push(level);
+    if (this.compacting) return;
+    const pass = async () => {
+      for (let levels = this.freedLevels.splice(0); levels.length > 0; levels = this.freedLevels.splice(0)) {
+        const [from, to] = [Math.min(...levels), Math.max(...levels)];
+        for (const tag of LEVEL_TAGS) await this.kv.compact(levelPrefix(tag, from), prefixEnd(levelPrefix(tag, to)));
+      }
+    };
+    this.compacting = pass().finally(() => (this.compacting = undefined));
+    this.track(this.compacting);
   }
 
   // ---------------------------------------------------------------- reads

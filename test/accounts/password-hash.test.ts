@@ -1,0 +1,44 @@
+// Password derivations run one at a time, in one thread of their own at a lower CPU priority than the request
+// thread (src/accounts/password-hash.ts): concurrent logins neither take every core nor every libuv thread.
+import { readdirSync, readFileSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { hashPassword, verifyPassword } from '../../src/accounts/password-hash.ts';
+
+const COST = { log2N: 12, r: 8, p: 40 };
+
+/** Nice value of a thread of this process (Linux: /proc/self/task/<tid>/stat, field 19). */
+function nice(tid: string | number): number {
+  const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+const threadNices = () => readdirSync('/proc/self/task').map(nice);
+
+test('hashes verify, and a wrong password does not', async () => {
+  const hash = await hashPassword('a good password', COST);
+  assert.ok(await verifyPassword('a good password', hash));
+  assert.not.ok(await verifyPassword('a good passworD', hash));
+});
+
+test('concurrent derivations run one after another in one thread at a lower priority than the request thread', async () => {
+  const linux = process.platform === 'linux';
+  const finished: number[] = [];
+  const seen: number[][] = [];
+  const hashes = Array.from({ length: 3 }, (_, i) => hashPassword(`password ${i}`, COST).then(() => finished.push(performance.now())));
+  const watch = setInterval(() => linux && seen.push(threadNices()), 5);
+  const started = performance.now();
+  await Promise.all(hashes);
+  clearInterval(watch);
+  const one = performance.now();
+  await hashPassword('password alone', COST);
+  const alone = performance.now() - one;
+  // Three at once take about three times one: they did not run side by side.
+  assert.ok(finished.at(-1)! - started > 2 * alone, `3 derivations in ${(finished.at(-1)! - started).toFixed(0)} ms, one alone ${alone.toFixed(0)} ms`);
+  if (linux) {
+    assert.is(nice(process.pid), 0, 'the request thread keeps the default priority');
+    const niced = Math.max(...seen.map((nices) => nices.filter((value) => value > 0).length));
+    assert.is(niced, 1, 'one thread, and only one, runs at a lower priority while hashing');
+  }
+});
+
+test.run();
