@@ -3,20 +3,25 @@ import type { ApiError } from '../domain/errors.ts';
 import { isReusable } from '../api/reusable-output.ts';
 import { bodyTooLarge, errorBody, httpStatusFor, retryAfterSeconds } from './errors.ts';
 
-const encoded = new WeakMap<object, Buffer>();
+const encoded = new WeakMap<object, string | Buffer>();
 
 /**
- * The body's bytes. A reusable body never changes, so its bytes are kept for the next response that sends
- * it: no JSON encoding, no UTF-8 conversion, no length count.
+ * The body's bytes. A reusable body never changes, so its encoding is kept for the next response that sends
+ * it: its JSON text the first time, its UTF-8 bytes from the second (then no encoding, no conversion, no
+ * length count). A body sent once is written as text, which the socket converts without a Buffer of its own.
  */
 function jsonBytes(body: unknown): string | Buffer {
   if (typeof body === 'string') return body;
   if (!isReusable(body)) return JSON.stringify(body);
-  let bytes = encoded.get(body);
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(body));
-    encoded.set(body, bytes);
+  const kept = encoded.get(body);
+  if (kept === undefined) {
+    const text = JSON.stringify(body);
+    encoded.set(body, text);
+    return text;
   }
+  if (typeof kept !== 'string') return kept;
+  const bytes = Buffer.from(kept);
+  encoded.set(body, bytes);
   return bytes;
 }
 
