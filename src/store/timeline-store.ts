@@ -16,11 +16,12 @@ import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } from './event-codec.ts';
 import { buildGenesisIndex, genesisIndexBytes, type GenesisIndex } from './genesis-index.ts';
+import { encodeTimeEntry } from './genesis-time-entry.ts';
 import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, snapshotBytes, type GenesisSnapshot } from './genesis-snapshot.ts';
 import { checkId, newEventId, newTimelineId } from './ids.ts';
 import {
   chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
-  utf8, versionKey, wordIndexPrefix,
+  utf8, versionKey,
 } from './keys.ts';
 import type { OrderedKeyValueStore, PutOp, WriteOp } from './ordered-kv.ts';
 import { locationWords } from './location-words.ts';
@@ -857,12 +858,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         causes: event.causes,
         status: 'original',
       };
-      const json = encodeRecord(record);
-      const suffix = sortKey(encodeInstantKey(event.time), event.event_id);
       const words = locationWords(event.location);
-      ops.push({ type: 'put', key: versionKey(Tag.version, level, event.event_id, 0), value: json });
-      ops.push({ type: 'put', key: Buffer.concat([timePrefix, suffix]), value: json });
-      for (const word of new Set(words)) ops.push({ type: 'put', key: Buffer.concat([wordIndexPrefix(level, word), suffix]), value: json });
+      ops.push({ type: 'put', key: versionKey(Tag.version, level, event.event_id, 0), value: encodeRecord(record) });
+      ops.push({ type: 'put', key: Buffer.concat([timePrefix, sortKey(encodeInstantKey(event.time), event.event_id)]), value: encodeTimeEntry(words) });
       accumulator.add(event.event_id, Number(event.time.seconds), event.time.nanos, words.join(' '), event.causes);
       loaded += 1;
     };
