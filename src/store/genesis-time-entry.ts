@@ -8,9 +8,9 @@ import { utf8 } from './keys.ts';
 
 const OPEN_BRACE = 0x7b;
 
-/** `words` as `locationWords` gives them: letters and digits only, so never `{`. */
-export function encodeTimeEntry(words: readonly string[]): Buffer {
-  return utf8(words.join(' '));
+/** `words`: what `locationWords` gives, joined by spaces; letters and digits only, so never `{`. */
+export function encodeTimeEntry(words: string): Buffer {
+  return utf8(words);
 }
 
 export type TimeEntry = { json: Uint8Array } | { words: string[] };

@@ -858,10 +858,10 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         causes: event.causes,
         status: 'original',
       };
-      const words = locationWords(event.location);
+      const words = locationWords(event.location).join(' ');
       ops.push({ type: 'put', key: versionKey(Tag.version, level, event.event_id, 0), value: encodeRecord(record) });
       ops.push({ type: 'put', key: Buffer.concat([timePrefix, sortKey(encodeInstantKey(event.time), event.event_id)]), value: encodeTimeEntry(words) });
-      accumulator.add(event.event_id, Number(event.time.seconds), event.time.nanos, words.join(' '), event.causes);
+      accumulator.add(event.event_id, Number(event.time.seconds), event.time.nanos, words, event.causes);
       loaded += 1;
     };
     const flush = async (): Promise<void> => {
