@@ -1,6 +1,6 @@
 /**
  * Search across a read chain, from memory: per level, its versions above genesis (current-index.ts), its
- * genesis events (genesis-index.ts; the store's index while that is not ready) and, for a capped level, the
+ * genesis events (genesis-index.ts; the store's time index while that is not ready) and, for a capped level, the
  * as-of-cap versions of events changed after the cap, merged in (time, event_id) order. A level's entry is
  * dropped when a closer level has a visible version of the same event (shadowing). Cost is proportional to
  * the page, not to the timeline's size; only the page's records are read from the store.
@@ -10,7 +10,7 @@ import { ChainView } from './chain-view.ts';
 import { decodeRecord } from './event-codec.ts';
 import type { GenesisIndex, IndexBound } from './genesis-index.ts';
 import { locationWords } from './location-words.ts';
-import { prefixEnd, sortKey, timeIndexPrefix, wordIndexPrefix } from './keys.ts';
+import { prefixEnd, sortKey, timeIndexPrefix } from './keys.ts';
 import type { OrderedKeyValueStore, SnapshotReads } from './ordered-kv.ts';
 import { CurrentStream, GenesisStream, ListStream, StoredIndexStream, type Candidate, type Stream } from './search-streams.ts';
 import type { ChainLink } from './timeline-registry.ts';
@@ -148,15 +148,15 @@ async function pickCandidates(
         );
         return;
       }
-      const prefix = driver === undefined ? timeIndexPrefix(level) : wordIndexPrefix(level, driver);
+      // The time index filtered by words (genesis has no stored word index): it serves only while the in-memory index builds.
+      const prefix = timeIndexPrefix(level);
       const lower = query.after ? { gt: Buffer.concat([prefix, query.after]) } : { gte: query.startKey ? Buffer.concat([prefix, query.startKey]) : prefix };
       const upper = prefixEnd(query.endKey ? Buffer.concat([prefix, query.endKey]) : prefix);
       const accept = (candidate: Candidate): boolean => {
         if (!untouched(link, depth, candidate.eventId)) return false;
-        if (otherWords.length === 0) return true;
-        const record = decodeRecord(candidate.json!);
-        candidate.record = record;
-        return hasOtherWords(locationWords(record.location));
+        if (query.words.length === 0) return true;
+        const words = candidate.words ?? locationWords(decodeRecord(candidate.json!).location);
+        return query.words.every((word) => words.includes(word));
       };
       streams.push(new StoredIndexStream(reads!.reader({ ...lower, lt: upper }), prefix.length, level, accept, query.limit + 1));
     });

@@ -33,12 +33,15 @@ interface Header {
 const MAGIC = 0x544d5347; // "TMSG"
 
 export function encodeSnapshot(snapshot: GenesisSnapshot): Buffer {
-  const ids = Buffer.from(snapshot.ids.join('\n'), 'utf8');
   const n = snapshot.ids.length;
+  // Ids are written straight into the output: joined first, they were a string and a Buffer of 14 MB each at
+  // 10^6 events, at the moment a bulk load's memory peaks.
+  let idBytes = Math.max(0, n - 1);
+  for (const id of snapshot.ids) idBytes += Buffer.byteLength(id, 'utf8');
   const header: Header = {
     n,
     edges: snapshot.causeTargets.length,
-    idBytes: ids.length,
+    idBytes,
     placeNames: snapshot.placeNames,
     external: snapshot.external,
   };
@@ -46,7 +49,7 @@ export function encodeSnapshot(snapshot: GenesisSnapshot): Buffer {
   const headerEnd = align8(8 + headerBytes.length);
   const parts: ArrayBufferView[] = [snapshot.seconds, snapshot.nanos, snapshot.place, snapshot.causeOffsets, snapshot.causeTargets];
   const body = parts.reduce((sum, part) => sum + part.byteLength, 0);
-  const out = Buffer.alloc(headerEnd + body + ids.length);
+  const out = Buffer.alloc(headerEnd + body + idBytes);
   out.writeUInt32BE(MAGIC, 0);
   out.writeUInt32BE(headerBytes.length, 4);
   headerBytes.copy(out, 8);
@@ -55,7 +58,10 @@ export function encodeSnapshot(snapshot: GenesisSnapshot): Buffer {
     out.set(new Uint8Array(part.buffer, part.byteOffset, part.byteLength), offset);
     offset += part.byteLength;
   }
-  ids.copy(out, offset);
+  for (let i = 0; i < n; i++) {
+    if (i > 0) out[offset++] = 0x0a;
+    offset += out.write(snapshot.ids[i]!, offset, 'utf8');
+  }
   return out;
 }
 
@@ -291,6 +297,7 @@ export class GenesisAccumulator {
     return Object.fromEntries(frequent);
   }
 
+  /** The snapshot of what was added; nothing may be added after. */
   build(): GenesisSnapshot {
     const n = this.ids.length;
     const causeOffsets = new Int32Array(n + 1);
@@ -316,14 +323,15 @@ export class GenesisAccumulator {
       }
       causeOffsets[i + 1] = written;
     }
+    // Views, not copies (35 MB at 10^6 events, at a load's peak): the accumulator is done with once built.
     return {
-      ids: this.ids.slice(),
-      seconds: this.seconds.array.slice(0, n),
-      nanos: this.nanos.array.slice(0, n),
-      place: this.place.array.slice(0, n),
-      placeNames: this.placeNames.slice(),
+      ids: this.ids,
+      seconds: this.seconds.array.subarray(0, n),
+      nanos: this.nanos.array.subarray(0, n),
+      place: this.place.array.subarray(0, n),
+      placeNames: this.placeNames,
       causeOffsets,
-      causeTargets: causeTargets.slice(0, written),
+      causeTargets: causeTargets.subarray(0, written),
       external,
     };
   }

@@ -6,8 +6,9 @@
  *   x <level>                               tombstone of a deleted timeline whose ranges are still being cleared
  *   v <level> <event_id> 00 <lsn:8>         one version of an event (EventRecord JSON); genesis versions have lsn 0
  *   c <level> <event_id> 00 <lsn:8>         version summary (flags, time key, location words), loaded at open
- *   t <level> <time:12> <event_id>          stored time index of the level's genesis events (JSON)
- *   w <level> <word> 00 <time:12> <event_id> stored location-word index of the genesis events (JSON)
+ *   t <level> <time:12> <event_id>          genesis time index, read while the level's in-memory index builds: the
+ *                                           event's location words (genesis-time-entry.ts; older stores: its JSON)
+ *   w <level> <word> 00 <time:12> <event_id> no longer written: older stores' genesis word index (JSON), cleared with the level
  *   s <level> <chunk:4>                     genesis snapshot for the causal graph, in chunks
  *   a <level> <anchor_id>                   anchor (JSON)
  *   A <anchor_id>                           anchor → timeline id
@@ -110,10 +111,6 @@ export function sortKey(timeKey: Uint8Array, eventId: string): Buffer {
 
 export function timeIndexPrefix(level: number): Buffer {
   return levelPrefix(Tag.timeIndex, level);
-}
-
-export function wordIndexPrefix(level: number, word: string): Buffer {
-  return Buffer.concat([levelPrefix(Tag.wordIndex, level), utf8(word), Buffer.from([0])]);
 }
 
 export function levelKey(tag: number, level: number, suffix: Uint8Array): Buffer {

@@ -7,18 +7,18 @@
 import { encodeInstantKey, INSTANT_KEY_BYTES } from '../time/index.ts';
 import { sortTextBytes, timeText, type CurrentIndex } from './current-index.ts';
 import type { EntryReader } from './ordered-kv.ts';
+import { decodeTimeEntry } from './genesis-time-entry.ts';
 import { firstInRange, pastEnd, type GenesisIndex, type IndexBound } from './genesis-index.ts';
 import { sortKey } from './keys.ts';
-import type { EventRecord } from './types.ts';
 
 export interface Candidate {
   key: Buffer;
   eventId: string;
   level: number;
-  /** Entries of the store's index carry the record; others are read by version. */
+  /** Entries of the store's index written before it held words carry the record; others are read by version. */
   json?: Uint8Array;
-  /** Decoded once, if a filter needed it. */
-  record?: EventRecord;
+  /** The location words, where the store's index holds them. */
+  words?: string[];
   lsn?: number;
 }
 
@@ -31,7 +31,7 @@ export interface Stream {
 
 const MAX_CHUNK = 1024;
 
-/** A range of the store's index of one level: its genesis events, while their in-memory index is not ready. */
+/** A range of the store's time index of one level: its genesis events, while their in-memory index is not ready. */
 export class StoredIndexStream implements Stream {
   private buffer: [Uint8Array, Uint8Array][] = [];
   private position = 0;
@@ -60,10 +60,10 @@ export class StoredIndexStream implements Stream {
         this.chunk = Math.min(MAX_CHUNK, this.chunk * 2);
         continue;
       }
-      const [rawKey, json] = this.buffer[this.position++]!;
+      const [rawKey, value] = this.buffer[this.position++]!;
       const keyBytes = Buffer.from(rawKey.buffer, rawKey.byteOffset, rawKey.byteLength);
       const key = keyBytes.subarray(this.keyOffset);
-      const candidate: Candidate = { key, eventId: key.toString('utf8', INSTANT_KEY_BYTES), level: this.level, json };
+      const candidate: Candidate = { key, eventId: key.toString('utf8', INSTANT_KEY_BYTES), level: this.level, ...decodeTimeEntry(value) };
       if (this.accept(candidate)) this.head = candidate;
     }
     return this.head;

@@ -16,11 +16,12 @@ import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } from './event-codec.ts';
 import { buildGenesisIndex, genesisIndexBytes, type GenesisIndex } from './genesis-index.ts';
+import { encodeTimeEntry } from './genesis-time-entry.ts';
 import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, snapshotBytes, type GenesisSnapshot } from './genesis-snapshot.ts';
 import { checkId, newEventId, newTimelineId } from './ids.ts';
 import {
   chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
-  utf8, versionKey, wordIndexPrefix,
+  utf8, versionKey,
 } from './keys.ts';
 import type { OrderedKeyValueStore, PutOp, WriteOp } from './ordered-kv.ts';
 import { locationWords } from './location-words.ts';
@@ -857,18 +858,14 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         causes: event.causes,
         status: 'original',
       };
-      const json = encodeRecord(record);
-      const suffix = sortKey(encodeInstantKey(event.time), event.event_id);
-      const words = locationWords(event.location);
-      ops.push({ type: 'put', key: versionKey(Tag.version, level, event.event_id, 0), value: json });
-      ops.push({ type: 'put', key: Buffer.concat([timePrefix, suffix]), value: json });
-      for (const word of new Set(words)) ops.push({ type: 'put', key: Buffer.concat([wordIndexPrefix(level, word), suffix]), value: json });
-      accumulator.add(event.event_id, Number(event.time.seconds), event.time.nanos, words.join(' '), event.causes);
+      const words = locationWords(event.location).join(' ');
+      ops.push({ type: 'put', key: versionKey(Tag.version, level, event.event_id, 0), value: encodeRecord(record) });
+      ops.push({ type: 'put', key: Buffer.concat([timePrefix, sortKey(encodeInstantKey(event.time), event.event_id)]), value: encodeTimeEntry(words) });
+      accumulator.add(event.event_id, Number(event.time.seconds), event.time.nanos, words, event.causes);
       loaded += 1;
     };
     const flush = async (): Promise<void> => {
-      if (this.kv.writeBulk) await this.kv.writeBulk(ops);
-      else await this.kv.write(ops, false);
+      await this.writeLoadBatch(ops);
       ops = [];
       options.onProgress?.(loaded);
     };
@@ -892,23 +889,37 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     return loaded;
   }
 
-  /** Writes the snapshot, the genesis count and clears `loading`, with `ops`, in one synced batch. */
+  /** A batch of a load: not durable (an interrupted load is redone from what it wrote). */
+  private async writeLoadBatch(puts: PutOp[]): Promise<void> {
+    if (this.kv.writeBulk) await this.kv.writeBulk(puts);
+    else await this.kv.write(puts, false);
+  }
+
+  /**
+   * Writes the snapshot, the genesis count and clears `loading`, with `ops`, in one synced batch. A level's
+   * first snapshot goes ahead of it, a chunk per batch: nothing reads a chunk the record does not count, and
+   * LevelDB would otherwise hold the whole snapshot twice over (write batch and memtable) at the load's peak.
+   */
   private async finishGenesis(
     state: TimelineState,
     snapshot: GenesisSnapshot,
     frequentWords: Record<string, number>,
-    ops: WriteOp[],
+    ops: PutOp[],
   ): Promise<void> {
     const { level } = state.record;
     const bytes = encodeSnapshot(snapshot);
     const chunks = Math.ceil(bytes.length / SNAPSHOT_CHUNK_BYTES);
+    const chunkPuts = Array.from({ length: chunks }, (_, i): PutOp => ({
+      type: 'put',
+      key: chunkKey(level, i),
+      value: bytes.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES),
+    }));
+    const ahead = state.record.snapshot_chunks === 0;
+    if (ahead) for (const put of chunkPuts) await this.writeLoadBatch([put]);
     await this.commit(async () => {
       // As every node's commits left it: others may have changed the record (its stability) meanwhile.
       const current = this.registry.atLevel(level) ?? state;
-      const batch = [...ops];
-      for (let i = 0; i < chunks; i++) {
-        batch.push({ type: 'put', key: chunkKey(level, i), value: bytes.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES) });
-      }
+      const batch: WriteOp[] = ahead ? [...ops] : [...ops, ...chunkPuts];
       const base = this.latest(current);
       for (let i = chunks; i < base.snapshot_chunks; i++) batch.push({ type: 'del', key: chunkKey(level, i) });
       const record: StoredTimeline = {

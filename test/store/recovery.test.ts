@@ -51,6 +51,50 @@ for (const backend of testBackends) {
   });
 }
 
+for (const backend of testBackends) {
+  test(`${backend.name}: a first load cut short after its snapshot went ahead, before its last batch, is finished at the next open`, async () => {
+    const place = await backend.newPlace();
+    try {
+      const events = Array.from({ length: 120 }, (_, i) => ({
+        event_id: `g${i}`,
+        description: `genesis ${i}`,
+        time: parseInstant(`1${String(100 + i).padStart(3, '0')}-01-01T00:00:00Z`),
+        location: i % 3 ? 'Lima, Peru' : 'Cusco, Peru',
+        causes: i > 0 ? [`g${i - 1}`] : [],
+      }));
+      let storage = await place.open();
+      await storage.timelines.bulkLoad('primary', events, { batchSize: 40 });
+      await storage.close();
+      // The crash: every batch and the snapshot's chunks are written, the record still says `loading` (as claimed).
+      const raw = await place.openKeyValues();
+      const recordKey = tagKey(Tag.timeline, 'primary');
+      const record = JSON.parse(Buffer.from((await raw.kv.get(recordKey))!).toString()) as Record<string, unknown>;
+      assert.ok((record.snapshot_chunks as number) > 0, 'the load wrote a snapshot');
+      const claimed: Record<string, unknown> = { ...record, loading: true, genesis_count: 0, snapshot_chunks: 0 };
+      delete claimed.genesis_loads;
+      delete claimed.frequent_words;
+      await raw.kv.write([{ type: 'put', key: recordKey, value: Buffer.from(JSON.stringify(claimed)) }], true);
+      await raw.close();
+
+      storage = await place.open();
+      try {
+        const store = storage.timelines;
+        assert.is((await store.getTimeline('primary'))!.event_count, 120);
+        const { graph } = await store.readCausalGraph('primary');
+        assert.is(graph.eventIds.length, 120);
+        const i = graph.eventIds.indexOf('g7');
+        assert.equal([...graph.causeTargets.slice(graph.causeOffsets[i]!, graph.causeOffsets[i + 1]!)].map((t) => graph.eventIds[t]), ['g6']);
+        const page = await store.search('primary', { words: ['cusco'], pageSize: 100 });
+        assert.equal(page.events.map((event) => event.event_id), events.filter((_, n) => n % 3 === 0).map((event) => event.event_id));
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      await place.remove();
+    }
+  });
+}
+
 test('leveldb: the store keeps to its sublevel and works with a utf8 root', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-recovery-'));
   try {
