@@ -333,8 +333,8 @@ export class AccessControl {
     return [...this.accounts.values()].sort((a, b) => a.username.localeCompare(b.username)).map(accountView);
   }
 
-  /** Removes an account with its keys and sessions, which stop working at once. */
-  async deleteAccount(actor: Principal, username: unknown): Promise<void> {
+  /** Removes an account with its keys and sessions, which stop working at once; answers its name as stored. */
+  async deleteAccount(actor: Principal, username: unknown): Promise<string> {
     requireAdmin(actor, 'removing accounts');
     const name = normalizeUsername(username);
     const account = this.accounts.get(name);
@@ -354,6 +354,7 @@ export class AccessControl {
     }
     this.accounts.delete(name);
     await this.write(() => this.store.removeAccount(name, keyIds, sessionIds));
+    return name;
   }
 
   // ---------------------------------------------------------------- API keys

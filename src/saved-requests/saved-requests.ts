@@ -106,6 +106,18 @@ export class SavedRequests {
     });
   }
 
+  /** Deletes every request an owner saved (the owner's account is gone: a new account of that name starts empty). */
+  forgetOwner(owner: string): Promise<number> {
+    return this.serially(owner, async () => {
+      let deleted = 0;
+      for (let batch = await this.store.list(owner, { limit: 100 }); batch.length > 0; batch = await this.store.list(owner, { limit: 100 })) {
+        for (const record of batch) await this.store.delete(record);
+        deleted += batch.length;
+      }
+      return deleted;
+    });
+  }
+
   private serially<T>(owner: string, work: () => Promise<T>): Promise<T> {
     return this.queues.run(owner, work);
   }

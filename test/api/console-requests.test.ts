@@ -167,6 +167,21 @@ saved('ownership: another account, admins included, gets 404 for everything but 
   assert.is((await call(ctx.server, 'GET', `/v1/console/shared/${again.json.saved_request.share_token}`, { key: ctx.bob })).status, 404, 'deleting it ends the share');
 });
 
+saved('deleting an account deletes its saved requests and ends their shares; a new account of that name starts empty', async (ctx) => {
+  const carol = { username: 'carol', password: 'carol has a long password' };
+  const key = await logIn(ctx.server, carol);
+  for (let i = 0; i < 3; i++) assert.is((await save(ctx, { ...good, name: `carol ${i}` }, key)).status, 200);
+  const first = (await call(ctx.server, 'GET', '/v1/console/requests?page_size=1', { key })).json.saved_requests[0];
+  const token = (await call(ctx.server, 'POST', `/v1/console/requests/${first.id}/share`, { key })).json.saved_request.share_token as string;
+  assert.is((await call(ctx.server, 'GET', `/v1/console/shared/${token}`, { key: ctx.bob })).status, 200);
+
+  assert.is((await call(ctx.server, 'DELETE', '/v1/accounts/carol')).status, 200);
+  assert.is((await call(ctx.server, 'GET', `/v1/console/shared/${token}`, { key: ctx.bob })).status, 404, 'the share ended with the account');
+  const again = await logIn(ctx.server, carol);
+  assert.is(await count(ctx, again), 0, 'the new carol does not inherit the old one');
+  assert.is((await call(ctx.server, 'GET', `/v1/console/requests/${first.id}`, { key: again })).status, 404);
+});
+
 saved('at most 200 per account, also under concurrent saves: the rest get 429 resource_exhausted', async (ctx) => {
   const key = (await call(ctx.server, 'POST', '/v1/keys', { body: { name: 'bulk', scopes: ['read'] } })).json.key as string;
   const answers = await Promise.all(Array.from({ length: 210 }, (_, i) => save(ctx, { ...good, name: `bulk ${i}` }, key)));

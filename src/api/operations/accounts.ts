@@ -65,7 +65,8 @@ export function accountOperations(deps: OperationDeps) {
       };
     }),
     'tms.v1.AccountService.DeleteAccount': defineOperation(deleteAccountInput, async (ctx, input) => {
-      await access.deleteAccount(ctx.principal, input.username);
+      // After the account and its credentials: a save already queued for its name is deleted with the rest.
+      await deps.savedRequests.forgetOwner(await access.deleteAccount(ctx.principal, input.username));
       return { status: 'Account deleted', username: input.username };
     }),
     'tms.v1.AccountService.CreateKey': defineOperation(createKeyInput, async (ctx, input) => {
