@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
-import { openOffline } from './offline.ts';
+import { openOffline, type OfflineAccess } from './offline.ts';
 import type { AccessControl } from './access.ts';
 
 /** `--data-dir`, shared by every offline account command; the server reads the same variable. */
@@ -22,14 +22,14 @@ export function databaseUrlOption(): Option {
 export async function runOffline(
   command: Command,
   options: { dataDir: string; databaseUrl?: string; create?: boolean },
-  work: (access: AccessControl, print: (line: string) => void) => Promise<void> | void,
+  work: (access: AccessControl, print: (line: string) => void, opened: OfflineAccess) => Promise<void> | void,
 ): Promise<void> {
   const writeOut = command.configureOutput().writeOut ?? ((text: string) => process.stdout.write(text));
   const print = (line: string): void => writeOut(`${line}\n`);
   let opened: Awaited<ReturnType<typeof openOffline>> | undefined;
   try {
     opened = await openOffline(options.dataDir, { create: options.create ?? false, ...(options.databaseUrl && { databaseUrl: options.databaseUrl }) });
-    await work(opened.access, print);
+    await work(opened.access, print, opened);
   } catch (error) {
     await opened?.close().catch(() => undefined);
     opened = undefined;

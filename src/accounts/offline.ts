@@ -1,9 +1,11 @@
+import { SavedRequests } from '../saved-requests/saved-requests.ts';
 import { openStorage } from '../store/storage.ts';
 import { AccessControl } from './access.ts';
 import type { AccessOptions } from './access.ts';
 
 export interface OfflineAccess {
   access: AccessControl;
+  savedRequests: SavedRequests;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export async function openOffline(dataDir: string, options: { create?: boolean; 
     const access = await AccessControl.open(storage.accounts, accessOptions);
     return {
       access,
+      savedRequests: new SavedRequests(storage.savedRequests),
       async close() {
         await access.close();
         await storage.close();

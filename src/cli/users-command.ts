@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { OPERATOR } from '../accounts/principal.ts';
 import { databaseUrlOption, dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
+import { removeAccount } from '../saved-requests/remove-account.ts';
 
 /** `tms users create|list|remove`: account administration on a stopped server's data directory. */
 export function usersCommand(): Command {
@@ -43,14 +44,14 @@ export function usersCommand(): Command {
 
   users
     .command('remove')
-    .description('remove an account together with its API keys and sessions')
+    .description('remove an account together with its API keys, sessions and saved console requests')
     .argument('<name>', 'username')
     .addOption(dataDirOption())
     .addOption(databaseUrlOption())
     .action(async (name: string, options: { dataDir: string; databaseUrl?: string }, command: Command) => {
-      await runOffline(command, options, async (access, print) => {
-        await access.deleteAccount(OPERATOR, name);
-        print(`removed account ${name.toLowerCase()} and its keys and sessions`);
+      await runOffline(command, options, async (access, print, { savedRequests }) => {
+        const removed = await removeAccount(access, savedRequests, OPERATOR, name);
+        print(`removed account ${removed} and its keys, sessions and saved requests`);
       });
     });
 

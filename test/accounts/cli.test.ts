@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AccessControl } from '../../src/accounts/access.ts';
+import { SavedRequests } from '../../src/saved-requests/saved-requests.ts';
 import { openStorage } from '../../src/store/storage.ts';
 import { secretsInFiles } from './support.ts';
 
@@ -36,11 +37,11 @@ function runNode(args: string[], env: Record<string, string> = {}): Promise<Run>
 }
 
 /** Opens the folder in this process to check what the commands did, then lets go of it. */
-async function withAccess<T>(dir: string, work: (access: AccessControl) => Promise<T> | T): Promise<T> {
+async function withAccess<T>(dir: string, work: (access: AccessControl, savedRequests: SavedRequests) => Promise<T> | T): Promise<T> {
   const storage = await openStorage({ dataDir: dir, create: false });
   const access = await AccessControl.open(storage.accounts);
   try {
-    return await work(access);
+    return await work(access, new SavedRequests(storage.savedRequests));
   } finally {
     await access.close();
     await storage.close();
@@ -166,12 +167,19 @@ test('while a server holds the data directory, the commands say so', async ({ di
   }
 });
 
-test('users remove takes the account and its keys', async ({ dir }) => {
+test('users remove takes the account, its keys and its saved console requests', async ({ dir }) => {
+  const request = { name: 'Rome', method: 'GET', path: '/v1/search-events?location=Rome', headers: {}, body: '' };
+  await withAccess(dir, async (_access, savedRequests) => {
+    await savedRequests.save('bob', request);
+    await savedRequests.save('alice', request);
+  });
   const removed = await tms(['users', 'remove', 'bob', '--data-dir', dir]);
   assert.is(removed.code, 0, removed.stderr);
-  assert.match(removed.stdout, 'removed account bob');
-  await withAccess(dir, (access) => {
+  assert.match(removed.stdout, 'removed account bob and its keys, sessions and saved requests');
+  await withAccess(dir, async (access, savedRequests) => {
     assert.equal(access.listAccounts({ account: 'x', scopes: new Set(['admin']), credentialId: 'x', kind: 'key' }).map((a) => a.username), ['alice']);
+    assert.is((await savedRequests.list('bob', 10, undefined)).records.length, 0, "bob's saved request went with him");
+    assert.is((await savedRequests.list('alice', 10, undefined)).records.length, 1, "alice's stays");
   });
 });
 

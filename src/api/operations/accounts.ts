@@ -5,6 +5,7 @@ import { defineOperation } from '../operation.ts';
 import { blankAsMissing, pageSizeField, pageTokenField } from '../fields.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { pageOf, pageSizeOf } from '../paging.ts';
+import { removeAccount } from '../../saved-requests/remove-account.ts';
 
 // Field rules (lengths, scope names, expiry) live in src/accounts/validation.ts; these schemas check shapes.
 const loginInput = z.strictObject({ username: z.string(), password: z.string() });
@@ -65,8 +66,7 @@ export function accountOperations(deps: OperationDeps) {
       };
     }),
     'tms.v1.AccountService.DeleteAccount': defineOperation(deleteAccountInput, async (ctx, input) => {
-      // After the account and its credentials: a save already queued for its name is deleted with the rest.
-      await deps.savedRequests.forgetOwner(await access.deleteAccount(ctx.principal, input.username));
+      await removeAccount(access, deps.savedRequests, ctx.principal, input.username);
       return { status: 'Account deleted', username: input.username };
     }),
     'tms.v1.AccountService.CreateKey': defineOperation(createKeyInput, async (ctx, input) => {
