@@ -1,4 +1,4 @@
-// Builds the try-it console (console/ → console/dist/<source hash>/) unless a build of the same sources
+// Builds the try-it console (console/ → node_modules/.cache/tms-console/<source hash>/) unless a build of the same sources
 // exists, and prints what the first page load costs. Run by `npm install` (prepare) and `npm run build:console`.
 import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';

@@ -5,7 +5,11 @@ import { fileURLToPath } from 'node:url';
 
 /** The console's sources: `console/` beside `src/`. */
 export const CONSOLE_ROOT = fileURLToPath(new URL('../../../console/', import.meta.url));
-const DIST = join(CONSOLE_ROOT, 'dist');
+/**
+ * Builds are generated files, kept out of the source tree with the other installed and cached things (npm ci
+ * clears them; the next start or `npm run build:console` makes them again).
+ */
+const DIST = fileURLToPath(new URL('../../../node_modules/.cache/tms-console/', import.meta.url));
 const ENTRY = join(CONSOLE_ROOT, 'src', 'main.tsx');
 /**
  * Everything a build reads: the console, the server modules it bundles (the service list and the generated
@@ -62,7 +66,7 @@ async function readManifest(dir: string): Promise<ConsoleManifest | undefined> {
 }
 
 /**
- * The build for the current sources, made now if there is none. Builds land in `console/dist/<hash>/`
+ * The build for the current sources, made now if there is none. Builds land in `node_modules/.cache/tms-console/<hash>/`
  * by an atomic rename, so processes that start together (tests, several nodes on one disk) never see a
  * half-written build; the loser of a race keeps the winner's.
  */
