@@ -43,6 +43,8 @@ export function serveCommand(): Command {
       process.stderr.write(`tms: ${explained ?? (error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
       process.exit(1);
     }
+    // The start-up's log lines come before the banner, as they happened.
+    logger.flush();
     if (app.bootstrap) {
       // Shown once, on the first start of an empty store; only hashes are kept.
       process.stdout.write(

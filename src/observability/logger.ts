@@ -1,17 +1,29 @@
 import { pino, type Logger } from 'pino';
+import { TurnBufferedStream } from './turn-buffered-stream.ts';
 
 export type { Logger };
 
 /**
  * JSON lines on stdout; one line per request is written by the request log, not here.
  *
- * Writes are synchronous on purpose. Measured under load (docs/decisions.md): an asynchronous
- * destination cannot drain one line per request as fast as requests arrive, so lines pile up in
- * memory without bound and are lost on a crash, while the total CPU per request is no lower, only
- * spent later. A synchronous line is in the kernel once its request has finished.
+ * Writes are synchronous, a turn of the event loop at a time (docs/decisions.md): an asynchronous
+ * destination cannot drain one line per request as fast as requests arrive, so lines pile up in memory
+ * without bound and are lost on a crash. A turn's lines are in the kernel before the next turn reads requests.
  */
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'tms' }, timestamp: isoTimestamp }, pino.destination({ dest: 1, sync: true }));
+  return pino({ level, base: { service: 'tms' }, timestamp: isoTimestamp }, stdout());
+}
+
+let stdoutStream: TurnBufferedStream | undefined;
+
+/** One stream for every logger of the process, written out on exit. */
+function stdout(): TurnBufferedStream {
+  if (!stdoutStream) {
+    const stream = new TurnBufferedStream(pino.destination({ dest: 1, sync: true }));
+    process.once('exit', () => stream.flushSync());
+    stdoutStream = stream;
+  }
+  return stdoutStream;
 }
 
 let lastMs = -1;
