@@ -33,6 +33,7 @@ import { healthFile, tmsServiceFiles } from './server/grpc-infra/api-files.ts';
 import { errorDetailFiles } from './server/error-details.ts';
 import { requestStateOf } from './server/request-state.ts';
 import { clientAddress } from './server/http-io.ts';
+import { useNodeTextEncoding } from './server/protobuf-text.ts';
 import { ensureConsoleBuild } from './server/console-host/console-build.ts';
 import { loadConsoleAssets } from './server/console-host/console-assets.ts';
 import { consoleRoutes } from './server/console-host/console-routes.ts';
@@ -53,6 +54,7 @@ const COMPRESS_MIN_BYTES = 32 * 1024;
  * one set of operations, and then serves them on that port.
  */
 export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
+  useNodeTextEncoding();
   const health = new HealthState();
   const readiness = new Readiness(health, tmsServices.map((service) => service.typeName), 'opening the store');
   let serve: RequestHandler = startingHandler(readiness);
