@@ -101,6 +101,8 @@ let life: Life | undefined;
 const outages: { from: number; to?: number }[] = [];
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency * 2 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The wait a 429 asks for: every face carries it in the message ("retry after N s"); 1 s if it does not say. */
+const retryAfterSeconds = (reply: Reply): number => Number(/retry after (\d+) s/.exec(String(reply.json?.['message'] ?? ''))?.[1] ?? 1);
 
 interface Reply {
   /** The HTTP status, or for gRPC the HTTP status its code maps to; 0 when no answer came (connection failed). */
@@ -259,8 +261,10 @@ const KINDS: Kind[] = ['search', 'manipulate', 'revert', 'create-branch', 'delet
 interface Tally {
   requests: number;
   ok: number;
-  /** 4xx answers (every request the soak sends is valid, so each one is unexpected). */
+  /** 4xx answers other than 429 (every request the soak sends is valid, so each one is unexpected). */
   clientErrors: number;
+  /** 429: turned away under load with a retry hint (the rate limit is off: password checks queued full); retried. */
+  shed: number;
   /** 5xx answers, or no answer, outside any restart: failures. */
   serverErrors: number;
   /** Failed because a kill caught them in flight (sent before it, no answer after it). */
@@ -273,7 +277,7 @@ const tallies = new Map<string, Tally>();
 const tally = (face: Face, kind: Kind) => {
   const key = `${face} ${kind}`;
   let found = tallies.get(key);
-  if (!found) tallies.set(key, (found = { requests: 0, ok: 0, clientErrors: 0, serverErrors: 0, inFlightAtKill: 0, refusedWhileRestarting: 0, latencies: [] }));
+  if (!found) tallies.set(key, (found = { requests: 0, ok: 0, clientErrors: 0, shed: 0, serverErrors: 0, inFlightAtKill: 0, refusedWhileRestarting: 0, latencies: [] }));
   return found;
 };
 /** Requests answered 2xx per face per second of the run, for the chart. */
@@ -281,7 +285,7 @@ const perSecond = new Map<Face, number[]>(FACES.map((face) => [face, []]));
 const failures: string[] = [];
 
 /** 'refused': turned away during a restart before reaching the service (no connection, or 503 while starting). */
-type Outcome = 'ok' | 'client-error' | 'server-error' | 'restart' | 'refused';
+type Outcome = 'ok' | 'shed' | 'client-error' | 'server-error' | 'restart' | 'refused';
 
 /** Sends one counted request; a failure during an outage is the restart's, not the service's. */
 async function counted(face: Face, kind: Kind, rpc: string, body: Record<string, unknown>, bearer: string | null = KEY): Promise<{ outcome: Outcome; reply: Reply }> {
@@ -298,6 +302,10 @@ async function counted(face: Face, kind: Kind, rpc: string, body: Record<string,
     entry.ok++;
     entry.latencies.push(performance.now() - started);
     return { outcome: 'ok', reply };
+  }
+  if (reply.status === 429) {
+    entry.shed++;
+    return { outcome: 'shed', reply };
   }
   if (reply.status >= 400 && reply.status < 500 && reply.status !== 499) {
     entry.clientErrors++;
@@ -637,7 +645,12 @@ async function operate(worker: Worker, kind: Kind, face: Face): Promise<void> {
       await counted(face, 'check-anchor', 'tms.v1.AnchorService.CheckAnchorStability', { anchor_id: pickOne(ledger.anchors).anchor_id });
       return;
     case 'login': {
-      const { outcome, reply } = await counted(face, 'login', 'tms.v1.AccountService.Login', { username: LOGIN_USER, password: LOGIN_PASSWORD }, null);
+      let { outcome, reply } = await counted(face, 'login', 'tms.v1.AccountService.Login', { username: LOGIN_USER, password: LOGIN_PASSWORD }, null);
+      // As a careful client does: wait as long as the answer says, then try once more.
+      for (let tries = 1; outcome === 'shed' && tries < 4; tries++) {
+        await sleep(1000 * retryAfterSeconds(reply));
+        ({ outcome, reply } = await counted(face, 'login', 'tms.v1.AccountService.Login', { username: LOGIN_USER, password: LOGIN_PASSWORD }, null));
+      }
       const token = field(reply.json, 'token');
       if (outcome === 'ok' && token) worker.session = token;
       // The session is then used as the bearer of a search on primary (read scope), as a console would.
@@ -922,6 +935,7 @@ const sum = (pick: (t: Tally) => number, filter: (key: string) => boolean = () =
 const requests = sum((t) => t.requests);
 const serverErrors = sum((t) => t.serverErrors);
 const clientErrors = sum((t) => t.clientErrors);
+const shed = sum((t) => t.shed);
 const inFlightAtKill = sum((t) => t.inFlightAtKill);
 const refused = sum((t) => t.refusedWhileRestarting);
 const acknowledgedWrites = ledger.manipulations + ledger.reverts + ledger.branchesCreated + ledger.branchesDeleted + ledger.anchors.length;
@@ -954,7 +968,7 @@ const kindRows = KINDS.map((kind) => {
   const byFace = FACES.map((face) => tallies.get(`${face} ${kind}`));
   const latencies = byFace.flatMap((t) => t?.latencies ?? []).sort((a, b) => a - b);
   const all = (pick: (t: Tally) => number) => byFace.reduce((n, t) => n + (t ? pick(t) : 0), 0);
-  return [kind, ...byFace.map((t) => t?.requests ?? 0), all((t) => t.requests), all((t) => t.ok), all((t) => t.clientErrors), all((t) => t.serverErrors), all((t) => t.inFlightAtKill), all((t) => t.refusedWhileRestarting), msText(percentile(latencies, 50)), msText(percentile(latencies, 99))];
+  return [kind, ...byFace.map((t) => t?.requests ?? 0), all((t) => t.requests), all((t) => t.ok), all((t) => t.clientErrors), all((t) => t.shed), all((t) => t.serverErrors), all((t) => t.inFlightAtKill), all((t) => t.refusedWhileRestarting), msText(percentile(latencies, 50)), msText(percentile(latencies, 99))];
 });
 const faceTotals = FACES.map((face) => sum((t) => t.requests, (key) => key.startsWith(`${face} `)));
 const loadSeconds = lives.reduce((n, l) => n + ((l.endedAt ?? now()) - l.loadFrom), 0);
@@ -1049,7 +1063,8 @@ ${table(
     ['writes lost', String(ledger.lost.length)],
     ['writes unanswered at a kill', `${ledger.unanswered} (${ledger.unansweredApplied} found applied)`],
     ['5xx outside restarts', String(serverErrors)],
-    ['4xx', String(clientErrors)],
+    ['4xx other than 429', String(clientErrors)],
+    ['429, turned away with a retry hint and retried after it (password checks queued full)', String(shed)],
     ['caught in flight by a kill', String(inFlightAtKill)],
     ['refused while restarting', String(refused)],
     ['restarts', String(restarts)],
@@ -1063,7 +1078,7 @@ ${table(
 
 Requests by kind and face (latency of the successful ones):
 
-${table(['kind', 'REST', 'Connect', 'gRPC', 'total', 'ok', '4xx', '5xx outside restarts', 'in flight at a kill', 'refused while restarting', 'p50 ms', 'p99 ms'], kindRows)}
+${table(['kind', 'REST', 'Connect', 'gRPC', 'total', 'ok', '4xx other than 429', '429 (retried)', '5xx outside restarts', 'in flight at a kill', 'refused while restarting', 'p50 ms', 'p99 ms'], kindRows)}
 
 Process lives (times in seconds since the start; RSS from \`/proc/<pid>/status\` every second; loop delay from the
 process's \`tms_nodejs_eventloop_lag_p99_seconds\` on \`/metrics\`, which prom-client resets at every scrape, so each
@@ -1099,6 +1114,7 @@ writeFileSync(
       lost: ledger.lost,
       serverErrorsOutsideRestarts: serverErrors,
       clientErrors,
+      shed,
       inFlightAtKill,
       refusedWhileRestarting: refused,
       restarts,

@@ -4,7 +4,7 @@ import { WriterQueues } from '../store/writer-queues.ts';
 import type { AccountStore, LoadedAccounts, Lockout } from './account-store.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import type { ThrottleOptions } from './login-throttle.ts';
-import { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './password-hash.ts';
+import { DEFAULT_SCRYPT_COST, PasswordHashingBusyError, hashPassword, verifyPassword } from './password-hash.ts';
 import type { ScryptCost } from './password-hash.ts';
 import { SCOPES, hasScope, sortScopes } from './principal.ts';
 import type { Principal, Scope } from './principal.ts';
@@ -252,6 +252,11 @@ export class AccessControl {
       const stored = account?.password_hash ?? (await this.hashForUnknownUsers());
       matches = password.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(password, stored));
     } catch (error) {
+      if (error instanceof PasswordHashingBusyError) {
+        // Turned away before any password was checked: not a failed guess.
+        attempt.withdrawn();
+        throw error;
+      }
       // Settle the attempt, or its pre-counted failure would hold the limit until the entry is evicted.
       attempt.failed();
       await this.lockoutWrite;

@@ -30,10 +30,11 @@ interface ClientSubject extends Subject {
   byAccount: Map<string, number>;
 }
 
-/** A pending login attempt: settle it with `succeeded()` or `failed()`. */
+/** A pending login attempt: settle it with `succeeded()` or `failed()`, or `withdrawn()` when no password was checked. */
 export interface Attempt {
   succeeded(): void;
   failed(): void;
+  withdrawn(): void;
 }
 
 /**
@@ -83,6 +84,15 @@ export class LoginThrottle {
         settled = true;
         this.accounts.delete(username);
         this.forgiveClient(client, username);
+      },
+      withdrawn: () => {
+        if (settled) return;
+        settled = true;
+        account.failures = Math.max(0, account.failures - 1);
+        source.failures = Math.max(0, source.failures - 1);
+        const own = (source.byAccount.get(username) ?? 1) - 1;
+        if (own > 0) source.byAccount.set(username, own);
+        else source.byAccount.delete(username);
       },
       failed: () => {
         if (settled) return;

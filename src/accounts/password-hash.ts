@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { Piscina } from 'piscina';
+import { ApiError } from '../domain/errors.ts';
 
 /** scrypt cost: N = 2^log2N, block size r, parallelism p. */
 export interface ScryptCost {
@@ -31,7 +32,29 @@ const hasher = new Piscina<{ password: string; salt: Buffer; length: number; opt
   idleTimeout: 30_000,
 });
 
+/**
+ * Derivations waiting for the thread beyond this many are refused at once: at ~0.6 s each the last one waits
+ * about 6 s, well within a request's time limit (unbounded, a burst of logins queued until their deadlines).
+ * As many as one account may have in flight before its lockout, so a burst on one account meets its lock first.
+ */
+export const HASH_QUEUE_LIMIT = 10;
+/** Assumed for the retry hint until the thread has timed a derivation. */
+const TYPICAL_DERIVATION_MS = 600;
+
+/** Too many derivations already waiting; `retryAfterSeconds` is when the queue should have room again. */
+export class PasswordHashingBusyError extends ApiError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('resource_exhausted', `too many passwords are being checked right now; retry after ${retryAfterSeconds} s`, [
+      { type: 'tms.v1.RetryInfo', debug: { retry_after_seconds: retryAfterSeconds } },
+    ]);
+  }
+}
+
 async function derive(password: string, salt: Buffer, length: number, cost: ScryptCost): Promise<Buffer> {
+  if (hasher.queueSize >= HASH_QUEUE_LIMIT) {
+    const eachMs = hasher.histogram.runTime?.mean || TYPICAL_DERIVATION_MS;
+    throw new PasswordHashingBusyError(Math.max(1, Math.ceil(((hasher.queueSize + 1) * eachMs) / 1000)));
+  }
   const N = 2 ** cost.log2N;
   // scrypt needs 128·N·r bytes; Node refuses anything over maxmem (default 32 MiB), so give it room.
   const maxmem = 128 * N * cost.r * 2 + 1024 * 1024;

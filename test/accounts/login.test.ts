@@ -77,6 +77,26 @@ test('a login that fails inside the password check still settles: the account lo
   assert.match((await failure('10.0.2.2')).message, /unknown format/, 'the lock ended: the password is checked again');
 });
 
+test('logins turned away while the password thread is busy are resource_exhausted with a retry hint, and not counted as failures', async ({ h }) => {
+  await h.reopen({ throttle: { clientLimit: 40, accountLimit: 10 } });
+  const burst = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => apiError(() => h.access.login(`ghost-${i}`, 'some guess', '10.7.7.7'))),
+  );
+  const checked = burst.filter((error) => error.code === 'unauthenticated').length;
+  const busy = burst.filter((error) => error.code === 'resource_exhausted');
+  assert.is(checked + busy.length, 30);
+  assert.ok(busy.length > 0, 'some were turned away');
+  for (const error of busy) {
+    assert.match(error.message, /too many passwords are being checked right now/);
+    assert.ok(Number(retryAfter(error)) >= 1, 'with a retry hint');
+  }
+  // Only the checked ones count against the client: it has 40 - checked failures left before its lock.
+  for (let i = 0; i < 40 - checked; i++) {
+    assert.is((await apiError(() => h.access.login(`ghost-after-${i}`, 'some guess', '10.7.7.7'))).code, 'unauthenticated', `failure ${checked + i + 1}`);
+  }
+  assert.is((await apiError(() => h.access.login('ghost-last', 'some guess', '10.7.7.7'))).code, 'resource_exhausted', 'the client is now locked');
+});
+
 test('an unknown user and a wrong password get the very same 401', async ({ h }) => {
   const unknown = await apiError(() => h.access.login('mallory', 'correct horse battery', '10.0.0.1'));
   const wrong = await apiError(() => h.access.login('alice', 'wrong horse battery', '10.0.0.2'));

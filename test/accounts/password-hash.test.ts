@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { hashPassword, verifyPassword } from '../../src/accounts/password-hash.ts';
+import { HASH_QUEUE_LIMIT, PasswordHashingBusyError, hashPassword, verifyPassword } from '../../src/accounts/password-hash.ts';
 
 const COST = { log2N: 12, r: 8, p: 40 };
 
@@ -39,6 +39,23 @@ test('concurrent derivations run one after another in one thread at a lower prio
     const niced = Math.max(...seen.map((nices) => nices.filter((value) => value > 0).length));
     assert.is(niced, 1, 'one thread, and only one, runs at a lower priority while hashing');
   }
+});
+
+test('derivations beyond the queue limit are refused at once with a retry hint, the queued ones all finish', async () => {
+  const hash = await hashPassword('queued password', COST);
+  const outcomes = await Promise.all(
+    Array.from({ length: HASH_QUEUE_LIMIT * 3 }, () => verifyPassword('queued password', hash).then((ok) => ok, (error: unknown) => error)),
+  );
+  const verified = outcomes.filter((outcome) => outcome === true).length;
+  const busy = outcomes.filter((outcome): outcome is PasswordHashingBusyError => outcome instanceof PasswordHashingBusyError);
+  assert.is(verified + busy.length, outcomes.length, 'each one verified or was turned away, nothing else');
+  assert.ok(verified >= HASH_QUEUE_LIMIT && verified <= HASH_QUEUE_LIMIT + 2, `${verified} verified: the running one(s) and the queue`);
+  assert.ok(busy.length >= HASH_QUEUE_LIMIT, `${busy.length} refused`);
+  for (const error of busy) {
+    assert.ok(Number.isInteger(error.retryAfterSeconds) && error.retryAfterSeconds >= 1, `retry after ${error.retryAfterSeconds} s`);
+    assert.match(error.message, /too many passwords are being checked right now; retry after \d+ s/);
+  }
+  assert.ok(await verifyPassword('queued password', hash), 'once the queue has drained, a derivation runs again');
 });
 
 test.run();
