@@ -42,8 +42,8 @@ export function paradoxesJson(report: ParadoxReport, graph: CausalGraph): Parado
 /** Runs the analysis of one timeline (on the pool when large) and shapes the `CheckParadoxResponse`. */
 export async function analyseTimeline(deps: OperationDeps, timelineId: string, window?: Interval) {
   const started = performance.now();
-  const [{ graph }, anchors] = await Promise.all([deps.store.readCausalGraph(timelineId), anchorPins(deps, timelineId)]);
-  const report = await deps.pool.analyseParadoxes(graph, anchors, window ? { window } : undefined);
+  const [{ graph, release }, anchors] = await Promise.all([deps.store.readCausalGraph(timelineId), anchorPins(deps, timelineId)]);
+  const report = await deps.pool.analyseParadoxes(graph, anchors, window ? { window } : undefined).finally(release);
   if (!window) await deps.store.setStability(timelineId, report.stability);
   return {
     status: report.status,

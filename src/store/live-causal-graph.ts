@@ -8,7 +8,9 @@
  * Readers get views. The node fields and targets live in shared memory that is only ever appended to, past
  * every view's end, so views share them; state and row bounds are the only entries a delta rewrites, and a
  * view gets its own copy of them (9 bytes a node). So an analysis running on an older view never sees a
- * later delta.
+ * later delta. A view's own arrays are reused for a later view once it is superseded and every reader that
+ * held it (`hold`) has let go: memory touched for the first time costs ~3.5 ms a MiB here, so copying into
+ * fresh memory after each write stalled the request thread ~30 ms at 10^6 nodes (docs/performance.md).
  */
 import { EventState, type CausalGraph } from '../analysis/causal-graph.ts';
 import { STEP_EVERY, type Steps } from '../analysis/time-slices.ts';
@@ -40,6 +42,19 @@ interface Journal {
   gone: number;
   /** Nodes before the delta: the ones it appended stay, gone. */
   n: number;
+}
+
+/** Superseded views' arrays kept for reuse: one for the view an analysis still holds, one ready. */
+const MAX_SPARE_VIEWS = 2;
+
+/** The arrays a view owns, with room to grow; shared memory, reused once no reader holds the view. */
+interface ViewArrays {
+  state: Uint8Array;
+  offsets: Int32Array;
+  ends: Int32Array;
+  readers: number;
+  /** The graph's current view: not reusable whoever holds it. */
+  current: boolean;
 }
 
 function grown<T extends Float64Array | Int32Array>(array: T, needed: number, make: (length: number) => T): T {
@@ -74,6 +89,8 @@ export class LiveCausalGraph {
   private gone = 0;
   private view_: CausalGraph;
   private journal: Journal | undefined;
+  private readonly viewArrays = new WeakMap<CausalGraph, ViewArrays>();
+  private spares: ViewArrays[] = [];
 
   private constructor(
     built: BuiltGraph,
@@ -121,6 +138,22 @@ export class LiveCausalGraph {
     return this.view_;
   }
 
+  /**
+   * Keeps a view's arrays from being reused until the returned function is called (once the analysis reading
+   * them has finished). A view never held is never reused.
+   */
+  hold(view: CausalGraph): () => void {
+    const arrays = this.viewArrays.get(view);
+    if (!arrays) return () => undefined;
+    arrays.readers++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--arrays.readers === 0 && !arrays.current) this.spare(arrays);
+    };
+  }
+
   /** Too many gone nodes: a full build would be smaller and faster to analyse. */
   get wantsRebuild(): boolean {
     return this.gone > Math.max(MIN_GONE_BEFORE_REBUILD, this.n / 4);
@@ -148,7 +181,12 @@ export class LiveCausalGraph {
       rows.add(node);
     }
     for (const node of rows) if (this.state[node] !== EventState.gone) this.writeRow(node);
-    this.view_ = this.freshView();
+    // An overlay's view is never current: the journal puts the graph back as it was. Otherwise the view it
+    // supersedes goes first, so that the new one may take its arrays when no reader holds them.
+    if (this.journal === undefined) this.retire(this.view_);
+    const next = this.freshView();
+    if (this.journal === undefined) this.viewArrays.get(next)!.current = true;
+    this.view_ = next;
   }
 
   /** The graph as it would stand with `records` written, built on this one and leaving it as it was. */
@@ -165,10 +203,11 @@ export class LiveCausalGraph {
     }
   }
 
-  /** Heap and shared bytes, roughly: node fields, targets, the copies views hold, the indexes. */
+  /** Heap and shared bytes, roughly: node fields, targets, the copies views hold, the indexes, spare view arrays. */
   get bytes(): number {
     const perNode = 8 + 4 + 8 + 4 + 4 + 1 + 8 + 8 + 16 + 16;
-    return this.n * perNode + this.targets.byteLength + this.reverse.bytes;
+    const spare = this.spares.reduce((sum, a) => sum + a.state.byteLength + a.offsets.byteLength + a.ends.byteLength, 0);
+    return this.n * perNode + this.targets.byteLength + this.reverse.bytes + spare;
   }
 
   private *findGenesisNodes(): Steps<void> {
@@ -335,14 +374,15 @@ export class LiveCausalGraph {
 
   private freshView(): CausalGraph {
     const n = this.n;
-    const state = sharedUint8(n);
+    const arrays = this.takeSpare(n) ?? newViewArrays(n + Math.max(1024, n >> 3));
+    const state = arrays.state.subarray(0, n);
     state.set(this.state.subarray(0, n));
-    const causeOffsets = sharedInt32(n + 1);
+    const causeOffsets = arrays.offsets.subarray(0, n + 1);
     causeOffsets.set(this.starts.subarray(0, n));
     causeOffsets[n] = this.usedTargets;
-    const causeEnds = sharedInt32(n);
+    const causeEnds = arrays.ends.subarray(0, n);
     causeEnds.set(this.ends.subarray(0, n));
-    return {
+    const view: CausalGraph = {
       eventIds: this.eventIds,
       seconds: this.seconds.subarray(0, n),
       nanos: this.nanos.subarray(0, n),
@@ -354,5 +394,32 @@ export class LiveCausalGraph {
       traveller: this.traveller.subarray(0, n),
       place: this.place.subarray(0, n),
     };
+    this.viewArrays.set(view, arrays);
+    return view;
   }
+
+  /** A view superseded by a delta: its arrays are reused once no reader holds it. */
+  private retire(view: CausalGraph): void {
+    const arrays = this.viewArrays.get(view);
+    if (!arrays) return;
+    arrays.current = false;
+    if (arrays.readers === 0) this.spare(arrays);
+  }
+
+  private spare(arrays: ViewArrays): void {
+    if (this.spares.length < MAX_SPARE_VIEWS) this.spares.push(arrays);
+  }
+
+  private takeSpare(n: number): ViewArrays | undefined {
+    const at = this.spares.findIndex((arrays) => arrays.state.length >= n);
+    if (at === -1) return undefined;
+    const [arrays] = this.spares.splice(at, 1);
+    arrays!.readers = 0;
+    return arrays;
+  }
+}
+
+/** Room for `capacity` nodes; a view uses the first n. */
+function newViewArrays(capacity: number): ViewArrays {
+  return { state: sharedUint8(capacity), offsets: sharedInt32(capacity + 1), ends: sharedInt32(capacity), readers: 0, current: false };
 }

@@ -1010,7 +1010,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
    * the read before, a few per write, and builds it afresh (in slices of a few ms, the request thread serves
    * others in between) only the first time, after a bulk load or a reload, or once a quarter of its nodes are
    * gone. Views are shared by every reader (their arrays are in shared memory) and must not be modified. An
-   * overlay read applies the overlay to the same graph and takes it back.
+   * overlay read applies the overlay to the same graph and takes it back. A reader calls `release` once done
+   * with the arrays, so that they can be reused for a later view.
    */
   async readCausalGraph(timelineId: string, options: CausalGraphOptions = {}): Promise<CausalGraphRead> {
     await this.sync();
@@ -1024,8 +1025,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     );
     const overlay = options.overlay ?? [];
     const graph = overlay.length > 0 ? entry.live.overlaid(overlay) : entry.live.view();
+    const release = entry.live.hold(graph);
     // A copy of the object (not of its arrays): the pool tells concurrent analyses apart by object.
-    return { graph: { ...graph }, revision, stamp };
+    return { graph: { ...graph }, revision, stamp, release };
   }
 
   private async buildGraph(chain: ChainLink[], genesisLevels: number[]): Promise<TimelineGraph> {

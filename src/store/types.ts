@@ -170,6 +170,11 @@ export interface CausalGraphRead {
   revision: number;
   /** Changes whenever anything visible through the chain may have changed: a cache key for analysis results. */
   stamp: string;
+  /**
+   * Lets the graph's arrays be reused for a later state of the timeline: call it once no analysis reads them
+   * any more (the event ids stay valid). Not calling it is safe; the arrays are then never reused.
+   */
+  release(): void;
 }
 
 export interface TimelineStore {

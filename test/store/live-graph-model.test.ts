@@ -70,8 +70,14 @@ async function freshAnswers(workload: Workload, timelineId: string) {
   }
 }
 
+/** Reads let go of their views at once, so that later views reuse their arrays (the held ones must not change). */
 async function standing(workload: Workload, timelineId: string): Promise<string[]> {
-  return standingIds((await workload.store.readCausalGraph(timelineId)).graph);
+  const { graph, release } = await workload.store.readCausalGraph(timelineId);
+  try {
+    return standingIds(graph);
+  } finally {
+    release();
+  }
 }
 
 /** One random write; refusals (conflicts, not found) are part of the workload. */
@@ -91,7 +97,13 @@ async function step(workload: Workload): Promise<string> {
         eventId,
         { description: `${action} ${eventId}`, changes: [{ action, time: at(1 + Math.floor(random() * 28)) }], ...(new_event_id && { new_event_id }) },
         'u',
-        checked ? async (proposal) => void (overlaid = answers((await store.readCausalGraph(timelineId, { overlay: [proposal.original, proposal.created] })).graph)) : undefined,
+        checked
+          ? async (proposal) => {
+              const read = await store.readCausalGraph(timelineId, { overlay: [proposal.original, proposal.created] });
+              overlaid = answers(read.graph);
+              read.release();
+            }
+          : undefined,
       );
       workload.created.push(created.event_id);
       if (overlaid) assert.equal(overlaid, await freshAnswers(workload, timelineId), `the overlay of ${action} ${eventId} on ${timelineId} is the graph after it`);
@@ -143,12 +155,21 @@ async function runWorkload(seed: number): Promise<void> {
   try {
     await store.bulkLoad('primary', genesis(random));
     const idLists = new Map<string, readonly string[]>();
+    // Each timeline's last view is held across the next write: whatever later views reuse, it must not change.
+    const held = new Map<string, { graph: CausalGraph; release: () => void; answers: ReturnType<typeof answers> }>();
     for (let i = 0; i < STEPS; i++) {
       done.push(await step(workload));
+      for (const [timelineId, view] of held) {
+        assert.equal(answers(view.graph), view.answers, `seed ${seed}: a view of ${timelineId} held across "${done[done.length - 1]}" changed`);
+        view.release();
+      }
+      held.clear();
       for (const timelineId of workload.timelines) {
-        const { graph } = await store.readCausalGraph(timelineId);
+        const { graph, release } = await store.readCausalGraph(timelineId);
         const context = `seed ${seed}, ${timelineId} after:\n  ${done.join('\n  ')}`;
-        assert.equal(answers(graph), await freshAnswers(workload, timelineId), context);
+        const seen = answers(graph);
+        assert.equal(seen, await freshAnswers(workload, timelineId), context);
+        held.set(timelineId, { graph, release, answers: seen });
         // Once a timeline's graph has taken a delta, its id list is the one it keeps appending to: never built again.
         const before = idLists.get(timelineId);
         if (before && graph.causeEnds) assert.is(graph.eventIds, before, `rebuilt: ${context}`);

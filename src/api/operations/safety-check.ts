@@ -18,8 +18,8 @@ export function safetyCheck(deps: OperationDeps, timelineId: string): Precheck {
       deps.store.readCausalGraph(timelineId, { overlay: [proposal.original, proposal.created] }),
     ]);
     const [reportBefore, reportAfter] = await Promise.all([
-      deps.pool.analyseParadoxes(before.graph, anchors),
-      deps.pool.analyseParadoxes(after.graph, anchors),
+      deps.pool.analyseParadoxes(before.graph, anchors).finally(before.release),
+      deps.pool.analyseParadoxes(after.graph, anchors).finally(after.release),
     ]);
     const existing = new Set(paradoxesJson(reportBefore, before.graph).map(keyOf));
     // The change renames the original: a paradox that only swapped the old id for the new one is not new.
