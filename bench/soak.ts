@@ -702,6 +702,10 @@ interface Sample {
   cacheMiB?: number;
   /** The V8 heap in use (tms_nodejs_heap_size_used_bytes): tells JavaScript objects from native memory. */
   heapMiB?: number;
+  /** The V8 heap reserved (tms_nodejs_heap_size_total_bytes): garbage not yet collected counts here, in RSS. */
+  heapTotalMiB?: number;
+  /** Memory of Buffers and ArrayBuffers outside the heap (tms_nodejs_external_memory_bytes). */
+  externalMiB?: number;
   /**
    * The request thread's time on a CPU, and runnable but waiting for one, in the second before the sample
    * (/proc/<pid>/schedstat): the wait is the machine's share of the loop delay, the time on a CPU ours.
@@ -735,7 +739,7 @@ async function rssMiB(pid: number): Promise<number | undefined> {
  * The loop-delay p99 (prom-client resets its histogram at every scrape: each value covers the second since the
  * last) and the bytes the caches hold, from one scrape of /metrics.
  */
-async function scrape(port: number): Promise<{ loopP99?: number; cacheMiB?: number; heapMiB?: number }> {
+async function scrape(port: number): Promise<{ loopP99?: number; cacheMiB?: number; heapMiB?: number; heapTotalMiB?: number; externalMiB?: number }> {
   const reply = await new Promise<string | undefined>((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/metrics', agent, timeout: 5000 }, (res) => {
       let text = '';
@@ -751,9 +755,14 @@ async function scrape(port: number): Promise<{ loopP99?: number; cacheMiB?: numb
   if (!reply) return {};
   const match = /^tms_nodejs_eventloop_lag_p99_seconds ([0-9.e+-]+)$/m.exec(reply);
   const caches = [...reply.matchAll(/^tms_cache_bytes\{[^}]*\} ([0-9.e+-]+)$/gm)].map((m) => Number(m[1]));
-  const heap = /^tms_nodejs_heap_size_used_bytes ([0-9.e+-]+)$/m.exec(reply);
+  const mibOf = (name: string) => {
+    const found = new RegExp(`^tms_${name} ([0-9.e+-]+)$`, 'm').exec(reply);
+    return found ? Number(found[1]) / 1024 / 1024 : undefined;
+  };
   return {
-    heapMiB: heap ? Number(heap[1]) / 1024 / 1024 : undefined,
+    heapMiB: mibOf('nodejs_heap_size_used_bytes'),
+    heapTotalMiB: mibOf('nodejs_heap_size_total_bytes'),
+    externalMiB: mibOf('nodejs_external_memory_bytes'),
     loopP99: match ? Number(match[1]) * 1000 : undefined,
     cacheMiB: caches.length ? caches.reduce((a, b) => a + b, 0) / 1024 / 1024 : undefined,
   };
@@ -775,6 +784,8 @@ async function sampleLoop(): Promise<void> {
           loopP99Ms: metrics.loopP99,
           cacheMiB: metrics.cacheMiB,
           heapMiB: metrics.heapMiB,
+          heapTotalMiB: metrics.heapTotalMiB,
+          externalMiB: metrics.externalMiB,
           ...(sched && since && { mainRunMs: (sched.run - since.run) / 1e6, mainWaitMs: (sched.wait - since.wait) / 1e6 }),
         });
       }
@@ -887,6 +898,10 @@ interface LifeFigures {
   finalCache?: number;
   warmHeap?: number;
   finalHeap?: number;
+  warmHeapTotal?: number;
+  finalHeapTotal?: number;
+  warmExternal?: number;
+  finalExternal?: number;
   loop: number[];
   /** Per second after warm-up: ms the request thread ran, and ms it waited for a CPU. */
   mainRun: number[];
@@ -900,10 +915,14 @@ const lifeFigures: LifeFigures[] = lives.map((l) => {
   const final = mine.filter((s) => s.at >= end - windowS).map((s) => s.rssMiB);
   const within = (pick: (s: Sample) => number | undefined, from: number, to: number) =>
     mine.filter((s) => s.at >= from && s.at < to && pick(s) !== undefined).map((s) => pick(s)!);
-  const warmCaches = within((s) => s.cacheMiB, l.loadFrom + warmupS, l.loadFrom + warmupS + windowS);
-  const finalCaches = within((s) => s.cacheMiB, end - windowS, Infinity);
-  const warmHeaps = within((s) => s.heapMiB, l.loadFrom + warmupS, l.loadFrom + warmupS + windowS);
-  const finalHeaps = within((s) => s.heapMiB, end - windowS, Infinity);
+  const warmWindow = (pick: (s: Sample) => number | undefined) => {
+    const values = within(pick, l.loadFrom + warmupS, l.loadFrom + warmupS + windowS);
+    return judged && values.length ? median(values) : undefined;
+  };
+  const finalWindow = (pick: (s: Sample) => number | undefined) => {
+    const values = within(pick, end - windowS, Infinity);
+    return judged && values.length ? median(values) : undefined;
+  };
   const warmRss = judged && warm.length ? median(warm) : undefined;
   const finalRss = judged && final.length ? median(final) : undefined;
   const loop = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
@@ -914,10 +933,14 @@ const lifeFigures: LifeFigures[] = lives.map((l) => {
     warmRss,
     finalRss,
     growth: warmRss && finalRss ? finalRss / warmRss - 1 : undefined,
-    warmCache: judged && warmCaches.length ? median(warmCaches) : undefined,
-    finalCache: judged && finalCaches.length ? median(finalCaches) : undefined,
-    warmHeap: judged && warmHeaps.length ? median(warmHeaps) : undefined,
-    finalHeap: judged && finalHeaps.length ? median(finalHeaps) : undefined,
+    warmCache: warmWindow((s) => s.cacheMiB),
+    finalCache: finalWindow((s) => s.cacheMiB),
+    warmHeap: warmWindow((s) => s.heapMiB),
+    finalHeap: finalWindow((s) => s.heapMiB),
+    warmHeapTotal: warmWindow((s) => s.heapTotalMiB),
+    finalHeapTotal: finalWindow((s) => s.heapTotalMiB),
+    warmExternal: warmWindow((s) => s.externalMiB),
+    finalExternal: finalWindow((s) => s.externalMiB),
     loop,
     mainRun,
     mainWait,
@@ -985,6 +1008,8 @@ const lifeRows = lifeFigures.map((f) => [
   mib(f.finalRss),
   f.growth === undefined ? 'not judged (too short)' : `${(f.growth * 100).toFixed(1)} %`,
   `${mib(f.warmHeap)} → ${mib(f.finalHeap)}`,
+  `${mib(f.warmHeapTotal)} → ${mib(f.finalHeapTotal)}`,
+  `${mib(f.warmExternal)} → ${mib(f.finalExternal)}`,
   `${mib(f.warmCache)} → ${mib(f.finalCache)}`,
   msText(percentile([...f.loop].sort((a, b) => a - b), 50)),
   msText(f.loop.length ? Math.max(...f.loop) : NaN),
@@ -1084,7 +1109,7 @@ Process lives (times in seconds since the start; RSS from \`/proc/<pid>/status\`
 process's \`tms_nodejs_eventloop_lag_p99_seconds\` on \`/metrics\`, which prom-client resets at every scrape, so each
 sample covers the second before it):
 
-${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'V8 heap used MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms', 'request thread on a CPU / waiting for one, ms per s (median)'], lifeRows)}
+${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'V8 heap used MiB', 'V8 heap reserved MiB', 'Buffers and ArrayBuffers MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms', 'request thread on a CPU / waiting for one, ms per s (median)'], lifeRows)}
 
 Read-backs:
 
