@@ -57,6 +57,14 @@ interface ViewArrays {
   current: boolean;
 }
 
+/**
+ * The array over its whole buffer: a build's array with the room the build left after it (each has a shared
+ * buffer of its own, from its start). Any other array is taken as it is.
+ */
+const ownsWholeBuffer = (array: Float64Array | Int32Array): boolean => array.byteOffset === 0 && array.buffer instanceof SharedArrayBuffer;
+const wholeFloat64 = (array: Float64Array): Float64Array => (ownsWholeBuffer(array) ? new Float64Array(array.buffer) : array);
+const wholeInt32 = (array: Int32Array): Int32Array => (ownsWholeBuffer(array) ? new Int32Array(array.buffer) : array);
+
 function grown<T extends Float64Array | Int32Array>(array: T, needed: number, make: (length: number) => T): T {
   if (needed <= array.length) return array;
   const next = make(Math.max(needed, Math.ceil(array.length * 1.5) + 1024));
@@ -102,16 +110,21 @@ export class LiveCausalGraph {
     this.numbering = built.numbering;
     this.view_ = graph;
     this.n = graph.seconds.length;
-    this.seconds = graph.seconds;
-    this.nanos = graph.nanos;
-    this.manipulatedAtMs = graph.manipulatedAtMs;
-    this.traveller = graph.traveller;
-    this.place = graph.place;
-    this.targets = graph.causeTargets;
+    // The build leaves room past the end of these (withRoom): appends use it before anything is copied.
+    this.seconds = wholeFloat64(graph.seconds);
+    this.nanos = wholeInt32(graph.nanos);
+    this.manipulatedAtMs = wholeFloat64(graph.manipulatedAtMs);
+    this.traveller = wholeInt32(graph.traveller);
+    this.place = wholeInt32(graph.place);
+    this.targets = wholeInt32(graph.causeTargets);
     this.usedTargets = graph.causeTargets.length;
-    this.state = graph.state.slice();
-    this.starts = graph.causeOffsets.slice(0, this.n);
-    this.ends = graph.causeOffsets.slice(1);
+    const capacity = Math.min(this.seconds.length, this.nanos.length, this.manipulatedAtMs.length, this.traveller.length, this.place.length);
+    this.state = new Uint8Array(capacity);
+    this.state.set(graph.state);
+    this.starts = new Int32Array(capacity);
+    this.starts.set(graph.causeOffsets.subarray(0, this.n));
+    this.ends = new Int32Array(capacity);
+    this.ends.set(graph.causeOffsets.subarray(1));
     this.eventIds = graph.eventIds.slice();
     this.positions = new IdPositions(this.eventIds);
     this.genesisAt = new Int32Array(this.n).fill(-1);
