@@ -197,7 +197,7 @@ export function* builtGraphSteps(genesis: GenesisSnapshot, changed: Map<string, 
     nanos: sharedInt32(room).subarray(0, n),
     state: sharedUint8(n),
     causeOffsets: sharedInt32(n + 1),
-    causeTargets: sharedInt32(causeBound),
+    causeTargets: sharedInt32(withRoom(causeBound)),
     manipulatedAtMs: sharedFloat64(room).subarray(0, n),
     traveller: sharedInt32(room).subarray(0, n),
     place: sharedInt32(room).subarray(0, n),
@@ -250,7 +250,8 @@ export function* builtGraphSteps(genesis: GenesisSnapshot, changed: Map<string, 
     fillFromRecord(node, record);
     graph.causeOffsets[node + 1] = edges;
   }
-  if (edges < causeBound) graph.causeTargets = yield* sharedPrefix(targets, edges);
+  // Fewer edges than the bound (causes merged or unresolved): copied, so the bound's excess is not kept.
+  graph.causeTargets = edges < causeBound ? yield* sharedPrefix(targets, edges) : targets.subarray(0, edges);
   return { graph, numbering };
 }
 

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CausalGraph } from '../../src/analysis/causal-graph.ts';
-import { buildCausalGraph, buildCausalGraphInSlices, concatSnapshots } from '../../src/store/causal-graph-builder.ts';
+import { buildCausalGraph, buildCausalGraphInSlices, concatSnapshots, withRoom } from '../../src/store/causal-graph-builder.ts';
 import { decodeSnapshot, decodeSnapshotInSlices, encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from '../../src/store/genesis-snapshot.ts';
 import type { EventRecord } from '../../src/store/types.ts';
 import { seededRandom } from '../analysis/random-graph.ts';
@@ -132,12 +132,19 @@ building('untouched genesis: every event and every cause but self-causes, ids sh
   }
 });
 
-building("the graph's arrays live in shared memory, exactly sized", async () => {
+building("the graph's arrays live in shared memory, sized exactly or with the room appends use", async () => {
   const genesis = snapshotOf(3000, 4);
   const graph = await buildCausalGraphInSlices(genesis, changesOf(genesis, 5));
-  for (const field of ['seconds', 'nanos', 'state', 'causeOffsets', 'causeTargets', 'manipulatedAtMs', 'traveller', 'place'] as const) {
+  for (const field of ['state', 'causeOffsets'] as const) {
     assert.instance(graph[field].buffer, SharedArrayBuffer, field);
     assert.is(graph[field].byteLength, graph[field].buffer.byteLength, `${field} owns its whole buffer`);
+  }
+  // The kept graph appends to these (live-causal-graph.ts): each starts its own buffer, which has room for an eighth more.
+  for (const field of ['seconds', 'nanos', 'causeTargets', 'manipulatedAtMs', 'traveller', 'place'] as const) {
+    const array = graph[field];
+    assert.instance(array.buffer, SharedArrayBuffer, field);
+    assert.is(array.byteOffset, 0, `${field} starts its buffer`);
+    assert.is(array.buffer.byteLength, withRoom(array.length) * array.BYTES_PER_ELEMENT, `${field} has the room, no more`);
   }
   assert.is(graph.causeOffsets[graph.eventIds.length], graph.causeTargets.length);
 });
