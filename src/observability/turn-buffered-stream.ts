@@ -35,11 +35,7 @@ export class TurnBufferedStream implements DestinationStream {
 
   /** Writes everything waiting, now. */
   flushSync(): void {
-    if (this.#pending) {
-      const lines = this.#pending;
-      this.#pending = '';
-      this.#out.write(lines);
-    }
+    this.#writePending();
     this.#out.flushSync();
   }
 
@@ -55,9 +51,13 @@ export class TurnBufferedStream implements DestinationStream {
 
   readonly #endOfTurn = (): void => {
     this.#scheduled = false;
+    this.#writePending();
+  };
+
+  #writePending(): void {
     if (!this.#pending) return;
     const lines = this.#pending;
     this.#pending = '';
     this.#out.write(lines);
-  };
+  }
 }
