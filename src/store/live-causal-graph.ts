@@ -15,7 +15,7 @@
 import { EventState, type CausalGraph } from '../analysis/causal-graph.ts';
 import { STEP_EVERY, type Steps } from '../analysis/time-slices.ts';
 import type { BuiltGraph } from './causal-graph-builder.ts';
-import { sharedFloat64, sharedInt32, sharedUint8 } from './causal-graph-builder.ts';
+import { sharedFloat64, sharedInt32, sharedUint8, withRoom } from './causal-graph-builder.ts';
 import { stands } from './event-codec.ts';
 import type { GenesisSnapshot } from './genesis-snapshot.ts';
 import { recordNodeFields, writeNodeFields, type NodeNumbering } from './graph-node-fields.ts';
@@ -387,7 +387,7 @@ export class LiveCausalGraph {
 
   private freshView(): CausalGraph {
     const n = this.n;
-    const arrays = this.takeSpare(n) ?? newViewArrays(n + Math.max(1024, n >> 3));
+    const arrays = this.takeSpare(n) ?? newViewArrays(withRoom(n));
     const state = arrays.state.subarray(0, n);
     state.set(this.state.subarray(0, n));
     const causeOffsets = arrays.offsets.subarray(0, n + 1);
