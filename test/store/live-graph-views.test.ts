@@ -1,15 +1,12 @@
 // A view of the kept causal graph is reused for a later view only once its readers let go of it
 // (src/store/live-causal-graph.ts): copying into memory already touched is what keeps a read after a write cheap.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Level } from 'level';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LevelTimelineStore, type GenesisEvent } from '../../src/store/index.ts';
+import type { LevelTimelineStore, GenesisEvent } from '../../src/store/index.ts';
 import type { CausalGraphRead } from '../../src/store/types.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { canonicalGraph } from './graph-canonical.ts';
+import { withTempStore } from './temp-store.ts';
 
 const at = (day: number) => parseInstant(`2000-01-${String(day).padStart(2, '0')}T00:00:00Z`);
 const genesis: GenesisEvent[] = Array.from({ length: 30 }, (_, i) => ({
@@ -20,21 +17,12 @@ const genesis: GenesisEvent[] = Array.from({ length: 30 }, (_, i) => ({
   causes: i > 0 ? [`g${i - 1}`] : [],
 }));
 
-async function withStore(run: (store: LevelTimelineStore) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'tms-graph-views-'));
-  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await db.open();
-  const store = new LevelTimelineStore(db);
-  await store.open();
-  try {
+/** A store with the genesis above on primary. */
+const withStore = (run: (store: LevelTimelineStore) => Promise<void>) =>
+  withTempStore(async (store) => {
     await store.bulkLoad('primary', genesis);
     await run(store);
-  } finally {
-    await store.close();
-    await db.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+  });
 
 let written = 0;
 const write = (store: LevelTimelineStore) =>

@@ -1,13 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Level } from 'level';
-import { LevelTimelineStore } from '../../src/store/index.ts';
 import { pageBytes, SearchPageCache } from '../../src/store/search-cache.ts';
 import type { EventRecord, SearchPage } from '../../src/store/types.ts';
 import { parseInstant } from '../../src/time/index.ts';
+import { withTempStore } from './temp-store.ts';
 
 const page = (size: number): SearchPage => ({ events: Array.from({ length: size }, (_, i) => ({ event_id: `e${i}`, description: '', location: '', time: '', causes: [] }) as unknown as EventRecord) });
 const bytesOf = (size: number) => pageBytes(page(size));
@@ -56,27 +52,12 @@ test('the page cache skips scans (pages over its page limit) and is off at 0', (
   assert.equal(off.counts(), { name: 'search_page', hits: 0, misses: 2, entries: 0, bytes: 0, maxBytes: 0 });
 });
 
-async function withStore(run: (store: LevelTimelineStore) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'tms-cache-'));
-  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await db.open();
-  const store = new LevelTimelineStore(db);
-  await store.open();
-  try {
-    await run(store);
-  } finally {
-    await store.close();
-    await db.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 const at = (text: string) => parseInstant(text);
 const ids = (result: SearchPage) => result.events.map((event) => `${event.description}@${event.timeline_id}`);
 const query = { words: ['rome'], pageSize: 10 };
 
 test('a write anywhere in the read chain is seen by the next identical search', () =>
-  withStore(async (store) => {
+  withTempStore(async (store) => {
     const first = await store.insertEvent('primary', { description: 'founding', time: at('0100-01-01T00:00:00Z'), location: 'Rome', causes: [] }, 'u');
     const branch = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'u' });
     const parallel = await store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: '', variation: 'v', owner: 'u' });
@@ -97,7 +78,7 @@ test('a write anywhere in the read chain is seen by the next identical search', 
 );
 
 test('cached pages cannot be changed by a caller', () =>
-  withStore(async (store) => {
+  withTempStore(async (store) => {
     await store.insertEvent('primary', { description: 'founding', time: at('0100-01-01T00:00:00Z'), location: 'Rome', causes: [] }, 'u');
     const result = await store.search('primary', query);
     assert.throws(() => {
@@ -110,7 +91,7 @@ test('cached pages cannot be changed by a caller', () =>
 );
 
 test('a bulk load that gives an event a new genesis version is seen by lookups and searches read before it', () =>
-  withStore(async (store) => {
+  withTempStore(async (store) => {
     const genesis = (description: string) => ({ event_id: 'g1', description, time: at('0100-01-01T00:00:00Z'), location: 'Rome', causes: [] });
     await store.bulkLoad('primary', [genesis('first load')]);
     assert.is((await store.getEvent('primary', 'g1'))!.description, 'first load');
