@@ -86,7 +86,7 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; err
   },
   TooManyRequests: {
     status: '429',
-    description: 'resource_exhausted: rate limit, or login lockout; wait Retry-After seconds.',
+    description: 'resource_exhausted: rate limit, login lockout, or too many password checks already waiting; wait Retry-After seconds.',
     error: tooManyRequests,
     headers: { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } },
   },
