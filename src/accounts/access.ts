@@ -11,6 +11,7 @@ import type { Principal, Scope } from './principal.ts';
 import { accountView, keyView } from './records.ts';
 import type { AccountRecord, AccountView, KeyRecord, KeyView, SessionRecord } from './records.ts';
 import { credentialIdOf, derivedKeyId, hashToken, newCredentialId, newPassword, newToken, sameHash } from './tokens.ts';
+import { unpooled } from '../memory/unpooled.ts';
 import {
   MAX_PASSWORD_LENGTH,
   checkKeyName,
@@ -564,7 +565,7 @@ export class AccessControl {
     // A key never grants more than its account holds.
     const scopes = account === undefined ? [] : key.scopes.filter((s) => hasScope({ scopes: new Set(account.scopes) }, s));
     this.credentials.set(key.key_id, {
-      hash: Buffer.from(key.token_sha256, 'hex'),
+      hash: unpooled(Buffer.from(key.token_sha256, 'hex')),
       expiresAt: key.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(key.expires_at),
       revoked: key.revoked || account === undefined,
       principal: Object.freeze({ account: key.account, scopes: new Set(scopes), credentialId: key.key_id, kind: 'key' }),
@@ -576,7 +577,7 @@ export class AccessControl {
     const account = this.accounts.get(session.account);
     if (account === undefined) return;
     this.credentials.set(session.session_id, {
-      hash: Buffer.from(session.token_sha256, 'hex'),
+      hash: unpooled(Buffer.from(session.token_sha256, 'hex')),
       expiresAt: Date.parse(session.expires_at),
       revoked: false,
       principal: Object.freeze({

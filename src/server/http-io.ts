@@ -1,6 +1,7 @@
 import type { AnyRequest, AnyResponse } from './one-port.ts';
 import type { ApiError } from '../domain/errors.ts';
 import { isReusable } from '../api/reusable-output.ts';
+import { unpooled } from '../memory/unpooled.ts';
 import { bodyTooLarge, errorBody, httpStatusFor, retryAfterSeconds } from './errors.ts';
 
 const encoded = new WeakMap<object, string | Buffer>();
@@ -20,7 +21,7 @@ function jsonBytes(body: unknown): string | Buffer {
     return text;
   }
   if (typeof kept !== 'string') return kept;
-  const bytes = Buffer.from(kept);
+  const bytes = unpooled(Buffer.from(kept));
   encoded.set(body, bytes);
   return bytes;
 }

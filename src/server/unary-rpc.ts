@@ -2,6 +2,7 @@ import { fromBinary, toBinary, toJson, toJsonString, type DescMethod, type DescS
 import { Code, ConnectError } from '@connectrpc/connect';
 import { withDeadline } from '../api/deadline.ts';
 import { encodedOnce } from '../api/reusable-output.ts';
+import { unpooled } from '../memory/unpooled.ts';
 import { toApiError, toConnectError } from './errors.ts';
 import { clientAddress, headerValue } from './http-io.ts';
 import { failedCall, invoke } from './invoke.ts';
@@ -77,7 +78,7 @@ export function replyBytes(method: DescMethod, format: ReplyFormat, output: obje
   if (!forms) replyForms.set(method, (forms = { protobuf: {}, json: {} }));
   return encodedOnce(output, forms[format], () => {
     const message = responseMessage(method, output);
-    return format === 'protobuf' ? toBinary(method.output, message) : Buffer.from(toJsonString(method.output, message, RPC_JSON_OPTIONS));
+    return format === 'protobuf' ? toBinary(method.output, message) : unpooled(Buffer.from(toJsonString(method.output, message, RPC_JSON_OPTIONS)));
   });
 }
 
