@@ -24,7 +24,7 @@ export class SearchPageCache {
 
   set(key: string, page: SearchPage): void {
     if (page.events.length > this.maxPageEvents) return;
-    this.pages.set(key, page, pageBytes(page));
+    this.pages.set(key, page, entryBytes(key, page));
   }
 
   counts(): CacheCounts {
@@ -40,6 +40,18 @@ function eventBytes(event: EventRecord): number {
   for (const cause of event.causes) bytes += stringBytes(cause);
   for (const change of event.changes ?? []) bytes += EVENT_OVERHEAD / 2 + stringBytes(change.action) + stringBytes(change.time);
   return bytes;
+}
+
+/**
+ * What keeping a page costs, measured (bench/cache-memory.ts): its key and the cache's own bookkeeping, about
+ * 2 KiB a page even with no events; the page's events (shared with the version cache); and what the faces
+ * keep with a page served again, an output object and its encoded reply, about the events' size once more.
+ */
+const ENTRY_OVERHEAD = 2048;
+const FACE_COPIES = 1;
+
+export function entryBytes(key: string, page: SearchPage): number {
+  return ENTRY_OVERHEAD + stringBytes(key) + (1 + FACE_COPIES) * pageBytes(page);
 }
 
 export function pageBytes(page: SearchPage): number {

@@ -589,7 +589,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const chain = this.readChain(state);
     // The words are normalised from their joined text, so that text keys the page as exactly as the words do.
     const wordText = query.words.join(' ');
-    const cacheKey = `${this.stamp(chain)}|${wordText}|${instantText(query.start)}|${instantText(query.end)}|${limit}|${query.cursor ?? ''}`;
+    // Joined, not a template: one flat string, where a template's concatenations are kept as a tree of parts.
+    const cacheKey = [this.stamp(chain), wordText, instantText(query.start), instantText(query.end), limit, query.cursor ?? ''].join('|');
     const cached = this.searchCache.get(cacheKey);
     if (cached) return cached;
 

@@ -20,6 +20,10 @@ const TARGETS = [
   /^REST manipulate-event on a branch$/,
   /^event-loop delay p99 during writes back to back/,
   /^bulk load of [\d,]+ events/,
+  /^search page cache, REST, 10-event pages:/,
+  /^search page cache, REST, pages that found nothing:/,
+  /^search page cache, Connect JSON, 10-event pages:/,
+  /^search page cache, Connect JSON, pages that found nothing:/,
 ];
 
 test('the quick bench runs every bench and reports every target with a verdict', async () => {
@@ -35,7 +39,7 @@ test('the quick bench runs every bench and reports every target with a verdict',
     assert.match(stdout, /wrote .*REPORT\.md/);
     const report = await readFile(join(dir, 'REPORT.md'), 'utf8');
     const targets: TargetResult[] = [];
-    for (const name of ['http', 'search-under-load', 'engine-store']) {
+    for (const name of ['http', 'search-under-load', 'engine-store', 'cache-memory']) {
       targets.push(...(JSON.parse(await readFile(join(dir, `${name}.targets.json`), 'utf8')) as TargetResult[]));
     }
     for (const pattern of TARGETS) {
@@ -46,7 +50,7 @@ test('the quick bench runs every bench and reports every target with a verdict',
       assert.ok(target!.ratio !== undefined || target!.value !== undefined, `${target!.path}: a measured figure`);
       assert.ok(report.includes(`| ${target!.path} |`), `${target!.path}: a row in the report's target table`);
     }
-    for (const section of ['## Targets', '## HTTP faces vs bare servers', '## engine-store', '## Analysis engine', '## Search latency during paradox checks']) {
+    for (const section of ['## Targets', '## HTTP faces vs bare servers', '## engine-store', '## Analysis engine', '## Search latency during paradox checks', '## Search page cache: memory held against its budget']) {
       assert.ok(report.includes(section), `the report has "${section}"`);
     }
     assert.not.match(report, /\| NaN|undefined/, 'every figure was measured');

@@ -1,12 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pageBytes, SearchPageCache } from '../../src/store/search-cache.ts';
+import { entryBytes, pageBytes, SearchPageCache } from '../../src/store/search-cache.ts';
 import type { EventRecord, SearchPage } from '../../src/store/types.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { withTempStore } from './temp-store.ts';
 
 const page = (size: number): SearchPage => ({ events: Array.from({ length: size }, (_, i) => ({ event_id: `e${i}`, description: '', location: '', time: '', causes: [] }) as unknown as EventRecord) });
-const bytesOf = (size: number) => pageBytes(page(size));
+const bytesOf = (size: number, key = 'a') => entryBytes(key, page(size));
 
 test('the page cache keeps the most recently used pages within its byte budget, and counts hits and misses', () => {
   const cache = new SearchPageCache(bytesOf(4) * 2 + bytesOf(4) / 2);
@@ -23,7 +23,7 @@ test('the page cache keeps the most recently used pages within its byte budget, 
 test('a page is weighed by its contents, so long descriptions take more of the budget', () => {
   const long = (text: string): SearchPage => ({ events: [{ ...page(1).events[0]!, description: text }] });
   assert.ok(pageBytes(long('x'.repeat(10_000))) > pageBytes(long('x')) + 19_000);
-  const cache = new SearchPageCache(pageBytes(long('x'.repeat(10_000))) + pageBytes(long('x')) * 2);
+  const cache = new SearchPageCache(entryBytes('big', long('x'.repeat(10_000))) + entryBytes('small 1', long('x')) * 2);
   cache.set('big', long('x'.repeat(10_000)));
   cache.set('small 1', long('x'));
   cache.set('small 2', long('x'));
@@ -33,11 +33,17 @@ test('a page is weighed by its contents, so long descriptions take more of the b
 });
 
 test('pages that found nothing weigh something too, so they cannot pile up', () => {
-  const cache = new SearchPageCache(bytesOf(0) * 3);
+  const cache = new SearchPageCache(bytesOf(0, 'empty 99') * 3);
   for (let i = 0; i < 100; i++) cache.set(`empty ${i}`, page(0));
   assert.is(cache.counts().entries, 3);
   assert.ok(cache.get('empty 99'));
   assert.is(cache.get('empty 0'), undefined);
+});
+
+test('an entry is weighed with its key, the bookkeeping of the cache and the copies of its events the faces keep', () => {
+  assert.ok(entryBytes('k', page(0)) >= 2048, 'a page with no events still costs about 2 KiB (bench/cache-memory.ts)');
+  assert.is(entryBytes('k'.repeat(1001), page(0)) - entryBytes('k', page(0)), 2000, 'each character of the key, at two bytes');
+  assert.is(entryBytes('k', page(3)) - entryBytes('k', page(0)), 2 * (pageBytes(page(3)) - pageBytes(page(0))), 'the events, and once more for the faces');
 });
 
 test('the page cache skips scans (pages over its page limit) and is off at 0', () => {
