@@ -566,7 +566,12 @@ async function operate(worker: Worker, kind: Kind, face: Face): Promise<void> {
     case 'manipulate':
     case 'revert': {
       const manipulated = settledEvents.filter((state) => state.standing !== state.event.event_id);
-      if (kind === 'revert' && manipulated.length > 0) {
+      const untouched = catalogue.filter((event) => {
+        const state = branch.events.get(event.event_id);
+        return !state || state.standing === event.event_id;
+      });
+      // A long run manipulates every event of a branch: then it reverts one.
+      if (manipulated.length > 0 && (kind === 'revert' || untouched.length === 0)) {
         const state = pickOne(manipulated);
         const { outcome, reply } = await counted(face, 'revert', 'tms.v1.EventService.RevertEvent', { event_id: state.standing!, timeline_id: branch.timeline_id });
         if (outcome === 'ok') {
@@ -583,10 +588,8 @@ async function operate(worker: Worker, kind: Kind, face: Face): Promise<void> {
         }
         return;
       }
-      const untouched = catalogue.filter((event) => {
-        const state = branch.events.get(event.event_id);
-        return !state || state.standing === event.event_id;
-      });
+      // Nothing to write when every event's last write went unanswered (its outcome is known only at the read-back).
+      if (untouched.length === 0) return;
       const event = pickOne(untouched);
       const { outcome, reply } = await counted(face, 'manipulate', 'tms.v1.EventService.ManipulateEvent', {
         event_id: event.event_id,
