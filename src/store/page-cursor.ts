@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { INSTANT_KEY_BYTES } from '../time/index.ts';
 
 const VERSION = 1;
@@ -6,7 +6,7 @@ const HASH_BYTES = 8;
 
 /** Identifies a query, so a cursor is only accepted by the query that produced it. */
 export function queryFingerprint(parts: readonly unknown[]): Buffer {
-  return createHash('sha256').update(JSON.stringify(parts)).digest().subarray(0, HASH_BYTES);
+  return hash('sha256', JSON.stringify(parts), 'buffer').subarray(0, HASH_BYTES);
 }
 
 /** Opaque base64url: version, query fingerprint, then the (time, id) sort key of the last event returned. */
