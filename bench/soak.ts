@@ -110,6 +110,8 @@ interface Reply {
   json: Record<string, unknown> | undefined;
   /** The request never reached the service (connection refused): it cannot have done anything. */
   refused?: boolean;
+  /** Why no answer came (status 0). */
+  failure?: string;
 }
 
 /** The HTTP status each gRPC code maps to (as the Connect protocol maps them). */
@@ -142,7 +144,7 @@ function http(port: number, method: string, path: string, body: unknown, bearer:
     const req = request({ host: '127.0.0.1', port, method, path, agent, headers, timeout: 30_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', () => resolve({ status: 0, json: undefined }));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, json: undefined, failure: error.code ?? error.message }));
       res.on('end', () => {
         let json: Record<string, unknown> | undefined;
         try {
@@ -154,7 +156,7 @@ function http(port: number, method: string, path: string, body: unknown, bearer:
       });
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, json: undefined, refused: error.code === 'ECONNREFUSED' }));
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, json: undefined, refused: error.code === 'ECONNREFUSED', failure: error.code ?? error.message }));
     req.end(text);
   });
 }
@@ -398,7 +400,7 @@ async function readBack(after: string): Promise<void> {
     if (branch.state === 'uncertain') {
       if (got.status === 404) branch.state = 'deleted';
       else if (got.status === 200) branch.state = 'live';
-      else throw new Error(`read-back: GET /timeline/${branch.timeline_id} answered ${got.status}`);
+      else throw new Error(`read-back: GET /timeline/${branch.timeline_id} answered ${got.status}${got.failure ? ` (${got.failure})` : ''}`);
       settled++;
       if (branch.state === 'deleted') {
         ledger.branchesDeleted++;
@@ -422,7 +424,7 @@ async function readBack(after: string): Promise<void> {
     let pageToken = '';
     do {
       const found = await send('REST', 'tms.v1.EventService.SearchEvents', { timeline_id: branch.timeline_id, page_size: 1000, ...(pageToken ? { page_token: pageToken } : {}) });
-      if (found.status !== 200) throw new Error(`read-back: search on ${branch.timeline_id} answered ${found.status}`);
+      if (found.status !== 200) throw new Error(`read-back: search on ${branch.timeline_id} answered ${found.status}${found.failure ? ` (${found.failure})` : ''}`);
       for (const e of (found.json?.['events'] ?? []) as { event_id: string; supersedes?: string }[]) standing.set(e.supersedes ?? e.event_id, e.event_id);
       pageToken = field(found.json, 'next_page_token') ?? '';
     } while (pageToken);
