@@ -224,6 +224,9 @@ async function waitReady(port: number): Promise<void> {
   }
 }
 
+/** Set when the service exits without being killed: the run stops there, failed. */
+let exitedOnItsOwn: string | undefined;
+
 async function startLife(dataDir: string): Promise<Life> {
   const spawnedAt = now();
   const server = await startTms(dataDir, KEY);
@@ -241,6 +244,12 @@ async function startLife(dataDir: string): Promise<Life> {
   };
   lives.push(started);
   life = started;
+  server.child.once('exit', (code, signal) => {
+    if (started.killed || stopping) return;
+    started.endedAt = now();
+    exitedOnItsOwn ??= `tms (pid ${started.pid}) exited on its own ${(now() - started.readyAt).toFixed(1)} s into life ${started.index}: exit code ${code}, signal ${signal}`;
+    console.error(`soak: ${exitedOnItsOwn}`);
+  });
   return started;
 }
 
@@ -879,11 +888,12 @@ try {
   resume();
 } finally {
   const last = life;
-  if (last && !last.killed) {
+  if (last && !last.killed && exitedOnItsOwn === undefined) {
     last.endedAt ??= now();
     last.grpc.close();
     await last.server.stop();
   }
+  if (exitedOnItsOwn !== undefined) fatal = exitedOnItsOwn;
   agent.destroy();
   await rm(dataDir, { recursive: true, force: true });
 }
