@@ -281,7 +281,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     await this.queues.drain();
     // Queues move on before their writes are durable: wait for those too.
     await Promise.allSettled([...this.committing.values()].flatMap((commits) => [...commits]));
-    await Promise.all([...this.background]);
+    // A background task may start another (a finished delete starts the compaction of its ranges): wait for all.
+    while (this.background.size > 0) await Promise.all([...this.background]);
     this.opened = false;
   }
 

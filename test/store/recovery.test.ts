@@ -32,9 +32,17 @@ for (const backend of testBackends) {
       );
       await raw.close();
 
-      storage = await place.open();
-      assert.is(await storage.timelines.getTimeline(branch.timeline_id), undefined);
-      await storage.close(); // waits for the background clean-up
+      const failures: unknown[][] = [];
+      const consoleError = console.error;
+      console.error = (...args: unknown[]) => failures.push(args);
+      try {
+        storage = await place.open();
+        assert.is(await storage.timelines.getTimeline(branch.timeline_id), undefined);
+        await storage.close(); // waits for the background clean-up, and for the compaction the clean-up starts
+      } finally {
+        console.error = consoleError;
+      }
+      assert.equal(failures, [], 'no background task outlived the close');
       raw = await place.openKeyValues();
       for (const tag of [Tag.version, Tag.summary, Tag.timeIndex, Tag.wordIndex, Tag.tombstone]) {
         const start = levelPrefix(tag, level);
