@@ -98,4 +98,14 @@ for (const [what, body, headers, status, code, message] of refusals) {
   });
 }
 
+connect('a field of the wrong type is named in a FieldViolation, as a refused field of REST is', async ({ server }) => {
+  const res = await call(server, 'POST', SEARCH, { rawBody: '{"page_size": "abc"}', headers: { 'content-type': 'application/json' } });
+  assert.is(res.status, 400);
+  assert.is(res.json.code, 'invalid_argument');
+  assert.is(res.json.details?.length, 1);
+  assert.is(res.json.details[0].type, 'tms.v1.FieldViolation');
+  assert.is(res.json.details[0].debug.field, 'page_size');
+  assert.match(res.json.details[0].debug.description, /abc/);
+});
+
 connect.run();

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, gzip } from 'node:zlib';
 import { fromJsonString, type DescMethod, type Message } from '@bufbuild/protobuf';
+import { isFieldError } from '@bufbuild/protobuf/reflect';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
@@ -8,6 +9,7 @@ import type { RequestState } from '../request-state.ts';
 import { invokeUnary, parseBinary, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
 import { closeIfBodyUnread, headerValue } from '../http-io.ts';
 import { RPC_JSON_OPTIONS } from './rpc-services.ts';
+import { ApiError, fieldViolation } from '../../domain/errors.ts';
 
 const UNARY_JSON = /^application\/json(?:; ?charset=utf-?8)?$/i;
 const UNARY_PROTO = /^application\/proto$/i;
@@ -105,6 +107,9 @@ function parseMessage(method: DescMethod, binary: boolean, bytes: Uint8Array): M
   try {
     return fromJsonString(method.input, textDecoder.decode(bytes), { ignoreUnknownFields: true });
   } catch (error) {
+    // protobuf-es says which field it could not read: like every bad field, it becomes a FieldViolation.
+    const cause = error instanceof Error ? error.cause : undefined;
+    if (isFieldError(cause)) throw new ApiError('invalid_argument', (error as Error).message, [fieldViolation(cause.field().name, cause.message)]);
     throw ConnectError.from(error, Code.InvalidArgument);
   }
 }
