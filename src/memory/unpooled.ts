@@ -1,7 +1,7 @@
 /**
- * Bytes in a buffer of exactly their size. Node cuts small buffers (`Buffer.from` of less than 4 KiB) out of
- * shared 8 KiB slabs, and Node 24 encodes a longer string into a 64 KiB store; a buffer that is kept keeps all of
- * that alive. Bytes held for long (a cached reply, a credential's hash) are copied out first.
+ * Bytes in a buffer of exactly their size. Node cuts buffers under half its pool size out of shared slabs
+ * (`Buffer.poolSize`: 8 KiB on Node 20, 64 KiB on Node 24), and a slice that is kept keeps its whole slab alive.
+ * Bytes held for long (a cached reply, a credential's hash) are copied out first.
  */
 export function unpooled(bytes: Buffer): Buffer {
   if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;

@@ -18,7 +18,7 @@ test('a buffer that owns exactly its memory is returned as it is', () => {
 });
 
 test('a large buffer is kept at exactly its size, whatever Node allocated behind it', () => {
-  // Node 20 gives this string's bytes a store of their own; Node 24 a 64 KiB one.
+  // Node 20 gives these bytes a store of their own; Node 24 cuts them from its 64 KiB pool.
   const large = Buffer.from('x'.repeat(10_000));
   const kept = unpooled(large);
   assert.is(kept.buffer.byteLength, 10_000);
