@@ -226,6 +226,11 @@ async function waitReady(port: number): Promise<void> {
 
 /** Set when the service exits without being killed: the run stops there, failed. */
 let exitedOnItsOwn: string | undefined;
+let stopOnExit: (error: Error) => void = () => undefined;
+const exitedUnkilled = new Promise<never>((_, reject) => (stopOnExit = reject));
+exitedUnkilled.catch(() => undefined);
+/** A wait of the run's own that ends the run at once if the service exits without being killed. */
+const watchfulSleep = (ms: number) => Promise.race([sleep(ms), exitedUnkilled]);
 
 async function startLife(dataDir: string): Promise<Life> {
   const spawnedAt = now();
@@ -249,6 +254,7 @@ async function startLife(dataDir: string): Promise<Life> {
     started.endedAt = now();
     exitedOnItsOwn ??= `tms (pid ${started.pid}) exited on its own ${(now() - started.readyAt).toFixed(1)} s into life ${started.index}: exit code ${code}, signal ${signal}`;
     console.error(`soak: ${exitedOnItsOwn}`);
+    stopOnExit(new Error(exitedOnItsOwn));
   });
   return started;
 }
@@ -856,7 +862,7 @@ try {
     const killAt = current.loadFrom + minLifeS + killRand() * Math.max(0, slack) * (2 / (remainingKills + 1));
     // One kill always happens: that is what the soak is for. Later ones only where a whole life still fits after them.
     if (k > 0 && killAt > endAt - minLifeS - downtime) break;
-    await sleep(Math.max(0, killAt - now()) * 1000);
+    await watchfulSleep(Math.max(0, killAt - now()) * 1000);
     kills.push({ at: now(), life: current.index });
     console.log(`soak: kill -9 of pid ${current.pid} at ${now().toFixed(1)} s`);
     await kill(current);
@@ -871,7 +877,7 @@ try {
     paused = false;
     resume();
   }
-  await sleep(Math.max(0, endAt - now()) * 1000);
+  await watchfulSleep(Math.max(0, endAt - now()) * 1000);
   pause();
   await drained();
   life!.endedAt = now();
