@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env node
 // The `tms` command (npx tms …): runs the TypeScript CLI through tsx, as `npm start` and `npm run tms` do.
 import { register } from 'tsx/esm/api';
 

@@ -6,11 +6,6 @@ import { join } from 'node:path';
 const root = join(import.meta.dirname, '..', '..');
 /** A 10^6-event store opens in well under a minute; beyond this something is wrong. */
 const READY_WITHIN_MS = 180_000;
-/**
- * The Node flags `npm start` gives tms, given to every server the benches start, tms and the bare ones alike, so
- * that a ratio compares the servers' work and not their runtime settings.
- */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=64'];
 
 export interface ServerProcess {
   port: number;
@@ -29,7 +24,7 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   const logDir = mkdtempSync(join(tmpdir(), 'tms-bench-log-'));
   const logFile = join(logDir, 'stdout.log');
   const out = openSync(logFile, 'w');
-  const child = spawn(node, [...SERVER_NODE_FLAGS, '--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
+  const child = spawn(node, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
   closeSync(out);
   const givesUpAt = Date.now() + READY_WITHIN_MS;
   return new Promise((resolve, reject) => {
