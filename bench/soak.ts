@@ -135,7 +135,18 @@ const GRPC_HTTP: Record<number, number> = {
   [grpcStatus.UNAUTHENTICATED]: 401,
 };
 
-function http(port: number, method: string, path: string, body: unknown, bearer: string | null): Promise<Reply> {
+/**
+ * One HTTP request. A read sent on a kept-alive connection that the service closed as idle meanwhile (its keep-alive
+ * timeout) is reset before the service reads it, and is sent again once on a new connection, as Node's docs advise;
+ * a write is not, as it cannot be told apart from one the service read.
+ */
+async function http(port: number, method: string, path: string, body: unknown, bearer: string | null): Promise<Reply> {
+  const reply = await httpOnce(port, method, path, body, bearer);
+  if (reply.staleConnection && method === 'GET') return httpOnce(port, method, path, body, bearer);
+  return reply;
+}
+
+function httpOnce(port: number, method: string, path: string, body: unknown, bearer: string | null): Promise<Reply & { staleConnection?: boolean }> {
   const text = body === undefined ? '' : JSON.stringify(body);
   const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(text) };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -156,7 +167,15 @@ function http(port: number, method: string, path: string, body: unknown, bearer:
       });
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, json: undefined, refused: error.code === 'ECONNREFUSED', failure: error.code ?? error.message }));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      resolve({
+        status: 0,
+        json: undefined,
+        refused: error.code === 'ECONNREFUSED',
+        failure: error.code ?? error.message,
+        staleConnection: req.reusedSocket && error.code === 'ECONNRESET',
+      }),
+    );
     req.end(text);
   });
 }
@@ -476,7 +495,7 @@ async function readBack(after: string): Promise<void> {
     checked++;
     const got = await send('REST', 'tms.v1.AnchorService.CheckAnchorStability', { anchor_id: anchor.anchor_id });
     if (got.status === 404) lose(`anchor ${anchor.anchor_id}: 404`);
-    else if (got.status !== 200) throw new Error(`read-back: check-anchor-stability ${anchor.anchor_id} answered ${got.status}`);
+    else if (got.status !== 200) throw new Error(`read-back: check-anchor-stability ${anchor.anchor_id} answered ${got.status}${got.failure ? ` (${got.failure})` : ''}`);
     else if (JSON.stringify(got.json?.['current_conditions']) !== JSON.stringify(anchor.environment)) {
       lose(`anchor ${anchor.anchor_id}: set with ${JSON.stringify(anchor.environment)}, read back ${JSON.stringify(got.json?.['current_conditions'])}`);
     }
