@@ -54,11 +54,14 @@ const probe = await fetch(`${searchBase}/v1/search-events?${new URLSearchParams(
 const probeText = await probe.text();
 const resultCount = (JSON.parse(probeText) as { events: unknown[] }).events.length;
 const bare = await startProcess(['bench/bare-server.ts', probeText], {}, /listening on http:\/\/[^:]+:(\d+)/, node);
+const grpcSearchMessage = (timeRange: string) =>
+  Buffer.from(toBinary(SearchEventsRequestSchema, create(SearchEventsRequestSchema, { location: SEARCH.location, timeRange, pageSize: SEARCH.page_size })));
 const grpcSearch: GrpcCall = {
   path: '/tms.v1.EventService/SearchEvents',
-  request: Buffer.from(toBinary(SearchEventsRequestSchema, create(SearchEventsRequestSchema, { location: SEARCH.location, timeRange: SEARCH.time_range, pageSize: SEARCH.page_size }))),
+  request: grpcSearchMessage(SEARCH.time_range),
   key: KEY,
 };
+const grpcDistinctSearch: GrpcCall = { ...grpcSearch, request: () => grpcSearchMessage(distinctTimeRange()) };
 const cannedReply = await grpcReply(searchTms.port, grpcSearch);
 const bareGrpc = await startProcess(['bench/bare-grpc-server.ts', cannedReply.toString('base64')], {}, /listening on grpc:\/\/[^:]+:(\d+)/, node);
 
@@ -96,6 +99,7 @@ const REPEATED = 'REST search, the same query repeated';
 const DISTINCT = 'REST search, a new time range each request';
 const CONNECT = 'Connect JSON SearchEvents (HTTP/1.1)';
 const GRPC = 'gRPC SearchEvents (grpc-js, h2c)';
+const GRPC_DISTINCT = 'gRPC SearchEvents, a new time range each call';
 const WRITE = 'REST manipulate-event on a branch';
 let bareWrites = 0;
 const run = shape.seconds;
@@ -110,6 +114,7 @@ const scenarios: Record<string, () => Promise<Sample>> = {
     measured(searchTms, run, () => cannon(shape, { url: `${searchBase}/tms.v1.EventService/SearchEvents`, method: 'POST', headers: auth, body: JSON.stringify(SEARCH) })),
   [BARE_GRPC]: () => measured(bareGrpc, run, () => grpcLoad(shape, bareGrpc.port, grpcSearch)),
   [GRPC]: () => measured(searchTms, run, () => grpcLoad(shape, searchTms.port, grpcSearch)),
+  [GRPC_DISTINCT]: () => measured(searchTms, run, () => grpcLoad(shape, searchTms.port, grpcDistinctSearch)),
   [BARE_WRITE]: () =>
     measured(bareWrite, run, () =>
       cannon(shape, {

@@ -48,7 +48,8 @@ export async function cannon(shape: LoadShape, options: autocannon.Options): Pro
 /** One unary method called over grpc-js (the client backend services use), `connections` calls in flight. */
 export interface GrpcCall {
   path: string;
-  request: Buffer;
+  /** The request message's bytes, or a function making each call's. */
+  request: Buffer | (() => Buffer);
   key?: string;
 }
 
@@ -63,7 +64,8 @@ export async function grpcLoad(shape: LoadShape, port: number, call: GrpcCall): 
   const one = () =>
     new Promise<void>((resolve) => {
       const started = performance.now();
-      client.makeUnaryRequest(call.path, bytes, bytes, call.request, metadata, (error) => {
+      const request = typeof call.request === 'function' ? call.request() : call.request;
+      client.makeUnaryRequest(call.path, bytes, bytes, request, metadata, (error) => {
         if (error) errors++;
         latencies.push(performance.now() - started);
         resolve();
@@ -86,7 +88,7 @@ export function grpcReply(port: number, call: GrpcCall): Promise<Buffer> {
   if (call.key) metadata.set('authorization', `Bearer ${call.key}`);
   const bytes = (value: Buffer) => value;
   return new Promise((resolve, reject) =>
-    client.makeUnaryRequest(call.path, bytes, bytes, call.request, metadata, (error, reply) => {
+    client.makeUnaryRequest(call.path, bytes, bytes, typeof call.request === 'function' ? call.request() : call.request, metadata, (error, reply) => {
       client.close();
       if (error || !reply) reject(error ?? new Error(`${call.path}: no reply`));
       else resolve(reply);

@@ -1,8 +1,9 @@
 import { fromBinary, toBinary, toJson, toJsonString, type DescMethod, type DescService, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { withDeadline } from '../api/deadline.ts';
-import { encodedOnce } from '../api/reusable-output.ts';
+import { encodedOnce, isReusable } from '../api/reusable-output.ts';
 import { unpooled } from '../memory/unpooled.ts';
+import { jsonToBinary } from './json-to-binary.ts';
 import { toApiError, toConnectError } from './errors.ts';
 import { clientAddress, headerValue } from './http-io.ts';
 import { failedCall, invoke } from './invoke.ts';
@@ -70,15 +71,27 @@ export function unaryError(state: RequestState, thrown: unknown): ConnectError {
 }
 
 type ReplyFormat = 'protobuf' | 'json';
-const replyForms = new WeakMap<DescMethod, Record<ReplyFormat, object>>();
+interface ReplyForms {
+  protobuf: object;
+  json: object;
+  /** The output straight to protobuf bytes, without building its message (undefined: protobuf-es's way). */
+  binary: (output: object) => Uint8Array | undefined;
+}
+const replyForms = new WeakMap<DescMethod, ReplyForms>();
 
 /** A reply's bytes; a reusable output (a search page served again) keeps them per method and format. */
 export function replyBytes(method: DescMethod, format: ReplyFormat, output: object): Uint8Array {
   let forms = replyForms.get(method);
-  if (!forms) replyForms.set(method, (forms = { protobuf: {}, json: {} }));
+  if (!forms) replyForms.set(method, (forms = { protobuf: {}, json: {}, binary: jsonToBinary(method.output) }));
+  const { binary } = forms;
   return encodedOnce(output, forms[format], () => {
-    const message = responseMessage(method, output);
-    return format === 'protobuf' ? toBinary(method.output, message) : unpooled(Buffer.from(toJsonString(method.output, message, RPC_JSON_OPTIONS)));
+    if (format === 'protobuf') {
+      const bytes = binary(output);
+      if (!bytes) return toBinary(method.output, responseMessage(method, output));
+      // They may be cut from Node's shared pool, and a reusable output keeps them.
+      return isReusable(output) ? unpooled(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) : bytes;
+    }
+    return unpooled(Buffer.from(toJsonString(method.output, responseMessage(method, output), RPC_JSON_OPTIONS)));
   });
 }
 
