@@ -3,7 +3,8 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { withDeadline } from '../api/deadline.ts';
 import { encodedOnce, isReusable } from '../api/reusable-output.ts';
 import { unpooled } from '../memory/unpooled.ts';
-import { jsonToBinary } from './json-to-binary.ts';
+import { jsonToBinary } from './reply-encoding/binary.ts';
+import { jsonReplyText } from './reply-encoding/json-text.ts';
 import { toApiError, toConnectError } from './errors.ts';
 import { clientAddress, headerValue } from './http-io.ts';
 import { failedCall, invoke } from './invoke.ts';
@@ -74,16 +75,17 @@ type ReplyFormat = 'protobuf' | 'json';
 interface ReplyForms {
   protobuf: object;
   json: object;
-  /** The output straight to protobuf bytes, without building its message (undefined: protobuf-es's way). */
+  /** The output straight to protobuf bytes or JSON text, without building its message (undefined: protobuf-es's way). */
   binary: (output: object) => Uint8Array | undefined;
+  jsonText: (output: object) => string | undefined;
 }
 const replyForms = new WeakMap<DescMethod, ReplyForms>();
 
 /** A reply's bytes; a reusable output (a search page served again) keeps them per method and format. */
 export function replyBytes(method: DescMethod, format: ReplyFormat, output: object): Uint8Array {
   let forms = replyForms.get(method);
-  if (!forms) replyForms.set(method, (forms = { protobuf: {}, json: {}, binary: jsonToBinary(method.output) }));
-  const { binary } = forms;
+  if (!forms) replyForms.set(method, (forms = { protobuf: {}, json: {}, binary: jsonToBinary(method.output), jsonText: jsonReplyText(method.output) }));
+  const { binary, jsonText } = forms;
   return encodedOnce(output, forms[format], () => {
     if (format === 'protobuf') {
       const bytes = binary(output);
@@ -91,7 +93,7 @@ export function replyBytes(method: DescMethod, format: ReplyFormat, output: obje
       // They may be cut from Node's shared pool, and a reusable output keeps them.
       return isReusable(output) ? unpooled(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) : bytes;
     }
-    return unpooled(Buffer.from(toJsonString(method.output, responseMessage(method, output), RPC_JSON_OPTIONS)));
+    return unpooled(Buffer.from(jsonText(output) ?? toJsonString(method.output, responseMessage(method, output), RPC_JSON_OPTIONS)));
   });
 }
 

@@ -1,8 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { fromJson, ScalarType, toBinary, type DescField, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
-import { jsonToBinary } from '../../src/server/json-to-binary.ts';
+import { fromJson, ScalarType, toBinary, toJsonString, type DescField, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import { jsonToBinary } from '../../src/server/reply-encoding/binary.ts';
+import { jsonReplyText } from '../../src/server/reply-encoding/json-text.ts';
+import { RPC_JSON_OPTIONS } from '../../src/server/connect/rpc-services.ts';
 import { tmsServices } from '../../src/server/connect/services.ts';
 import { SearchEventsResponseSchema } from '../../src/gen/tms/v1/event_service_pb.ts';
 import { HealthCheckResponseSchema } from '../../src/gen/grpc/health/v1/health_pb.ts';
@@ -21,6 +23,22 @@ function libraryBytes(schema: DescMessage, json: unknown): Uint8Array | Error {
     return error as Error;
   }
 }
+
+/** protobuf-es's Connect JSON reply text for a proto-JSON value, or the error it refuses it with. */
+function libraryText(schema: DescMessage, json: unknown): string | Error {
+  try {
+    return toJsonString(schema, fromJson(schema, json as JsonValue), RPC_JSON_OPTIONS);
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+/** Each encoder, with what protobuf-es makes of the same value, as comparable text. */
+const encoders = [
+  { name: 'binary', make: (schema: DescMessage) => jsonToBinary(schema), library: libraryBytes, text: (out: Uint8Array | undefined) => hex(out) },
+  { name: 'JSON text', make: (schema: DescMessage) => jsonReplyText(schema), library: libraryText, text: (out: string | undefined) => String(out) },
+] as const;
+const libraryAsText = (out: Uint8Array | string) => (typeof out === 'string' ? out : hex(out));
 
 const anyString = fc.oneof(fc.string(), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.constantFrom('', 'é'.repeat(200), '💥'));
 
@@ -77,42 +95,44 @@ function mutated(json: Record<string, unknown>): fc.Arbitrary<unknown> {
   );
 }
 
-test('the API messages are all within what it encodes itself', () => {
-  for (const schema of apiMessages) assert.ok(jsonToBinary(schema)({}) !== undefined, schema.typeName);
-});
+for (const encoder of encoders) {
+  test(`${encoder.name}: the API messages are all within what it encodes itself`, () => {
+    for (const schema of apiMessages) assert.ok(encoder.make(schema)({}) !== undefined, schema.typeName);
+  });
 
-test('every API message, in proto-JSON form, encodes to exactly protobuf-es’s bytes', () => {
-  for (const schema of apiMessages) {
-    const encode = jsonToBinary(schema);
-    fc.assert(
-      fc.property(messageJson(schema), (json) => {
-        const expected = libraryBytes(schema, json);
-        if (expected instanceof Error) throw expected;
-        assert.is(hex(encode(json)), hex(expected), schema.typeName);
-      }),
-      { seed: 20261126, numRuns: 200 },
-    );
-  }
-});
+  test(`${encoder.name}: every API message, in proto-JSON form, encodes exactly as protobuf-es encodes it`, () => {
+    for (const schema of apiMessages) {
+      const encode = encoder.make(schema) as (json: object) => Uint8Array | string | undefined;
+      fc.assert(
+        fc.property(messageJson(schema), (json) => {
+          const expected = encoder.library(schema, json);
+          if (expected instanceof Error) throw expected;
+          assert.is(encoder.text(encode(json) as never), libraryAsText(expected), schema.typeName);
+        }),
+        { seed: 20261126, numRuns: 200 },
+      );
+    }
+  });
 
-test('a value it does not expect is left to protobuf-es: the bytes are the same, or it declines', () => {
-  for (const schema of apiMessages) {
-    const encode = jsonToBinary(schema);
-    fc.assert(
-      fc.property(
-        messageJson(schema).chain((json) => mutated(json)),
-        (json) => {
-          const mine = encode(json as object);
-          if (mine === undefined) return;
-          const expected = libraryBytes(schema, json);
-          assert.ok(!(expected instanceof Error), `${schema.typeName} ${JSON.stringify(json)}: protobuf-es refuses it (${String(expected)}), this encoded it`);
-          assert.is(hex(mine), hex(expected), `${schema.typeName} ${JSON.stringify(json)}`);
-        },
-      ),
-      { seed: 20261126, numRuns: 200 },
-    );
-  }
-});
+  test(`${encoder.name}: a value it does not expect is left to protobuf-es: the same encoding, or it declines`, () => {
+    for (const schema of apiMessages) {
+      const encode = encoder.make(schema) as (json: object) => Uint8Array | string | undefined;
+      fc.assert(
+        fc.property(
+          messageJson(schema).chain((json) => mutated(json)),
+          (json) => {
+            const mine = encode(json as object);
+            if (mine === undefined) return;
+            const expected = encoder.library(schema, json);
+            assert.ok(!(expected instanceof Error), `${schema.typeName} ${JSON.stringify(json)}: protobuf-es refuses it (${String(expected)}), this encoded it`);
+            assert.is(encoder.text(mine as never), libraryAsText(expected), `${schema.typeName} ${JSON.stringify(json)}`);
+          },
+        ),
+        { seed: 20261126, numRuns: 200 },
+      );
+    }
+  });
+}
 
 test('a search reply as the operation returns it', () => {
   const json = {
@@ -125,10 +145,14 @@ test('a search reply as the operation returns it', () => {
   const bytes = jsonToBinary(SearchEventsResponseSchema)(json);
   assert.ok(bytes);
   assert.is(hex(bytes), hex(libraryBytes(SearchEventsResponseSchema, json) as Uint8Array));
+  const text = jsonReplyText(SearchEventsResponseSchema)(json);
+  assert.is(text, libraryText(SearchEventsResponseSchema, json));
+  assert.match(text!, '"superseded_by":"","changes":[],"created_by":""', 'fields the output left out are shown with their zero values');
 });
 
 test('a message with a field it does not cover (an enum) is left to protobuf-es whole', () => {
   assert.is(jsonToBinary(HealthCheckResponseSchema)({ status: 'SERVING' }), undefined);
+  assert.is(jsonReplyText(HealthCheckResponseSchema)({ status: 'SERVING' }), undefined);
 });
 
 test.run();

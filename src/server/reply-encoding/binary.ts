@@ -1,10 +1,10 @@
 import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { WireType } from '@bufbuild/protobuf/wire';
 import protobufjs from 'protobufjs/minimal.js';
+import { hasImplicitPresence, isMapKey, isObject, isText, isStringMap, plainScalar } from './plain-values.ts';
 
 type Writer = protobufjs.Writer;
-
-/** Writes one message's fields, given in proto-JSON form; false when a value is not the plain form it expects. */
+/** Writes one message's fields; false when a value is not in its plain form. */
 type WriteFields = (writer: Writer, json: Record<string, unknown>) => boolean;
 type WriteValue = (writer: Writer, value: unknown) => boolean;
 
@@ -42,7 +42,7 @@ function compile(schema: DescMessage, compiled: Map<DescMessage, WriteFields | u
     writers.push({ name: field.name, write });
   }
   const self: WriteFields = (writer, json) => {
-    if (json === null || typeof json !== 'object' || Array.isArray(json)) return false;
+    if (!isObject(json)) return false;
     let seen = 0;
     for (const { name, write } of writers) {
       const value = json[name];
@@ -63,41 +63,23 @@ function fieldWriter(field: DescField, compiled: Map<DescMessage, WriteFields | 
     case 'scalar': {
       const scalar = scalarWriter(field.scalar);
       if (!scalar) return undefined;
-      const wireType = scalar.wireType;
+      const { fits, isZero, wireType, write } = scalar;
       // Implicit presence leaves a zero value out; explicit presence (`optional`) writes any value it is given.
-      const implicit = field.presence === IMPLICIT;
+      const implicit = hasImplicitPresence(field);
       return (writer, value) => {
-        if (!scalar.fits(value)) return false;
-        if (implicit && scalar.isZero(value)) return true;
-        scalar.write(tag(writer, number, wireType), value);
+        if (!fits(value)) return false;
+        if (!(implicit && isZero(value))) write(tag(writer, number, wireType), value);
         return true;
       };
     }
     case 'message': {
-      if (field.delimitedEncoding) return undefined;
-      const write = compile(field.message, compiled);
-      if (!write) return undefined;
-      return (writer, value) => {
-        tag(writer, number, WireType.LengthDelimited).fork();
-        if (!write(writer, value as Record<string, unknown>)) return false;
-        writer.ldelim();
-        return true;
-      };
+      const write = field.delimitedEncoding ? undefined : compile(field.message, compiled);
+      return write && ((writer, value) => writeMessage(writer, number, write, value));
     }
     case 'list': {
       if (field.listKind === 'message') {
-        if (field.delimitedEncoding) return undefined;
-        const write = compile(field.message, compiled);
-        if (!write) return undefined;
-        return (writer, value) => {
-          if (!Array.isArray(value)) return false;
-          for (const item of value) {
-            tag(writer, number, WireType.LengthDelimited).fork();
-            if (!write(writer, item as Record<string, unknown>)) return false;
-            writer.ldelim();
-          }
-          return true;
-        };
+        const write = field.delimitedEncoding ? undefined : compile(field.message, compiled);
+        return write && ((writer, value) => Array.isArray(value) && value.every((item) => writeMessage(writer, number, write, item)));
       }
       // Packed lists (repeated numbers) are not in the API; strings are never packed.
       if (field.listKind !== 'scalar' || field.scalar !== ScalarType.STRING) return undefined;
@@ -111,12 +93,11 @@ function fieldWriter(field: DescField, compiled: Map<DescMessage, WriteFields | 
       };
     }
     case 'map': {
-      if (field.mapKey !== ScalarType.STRING || field.mapKind !== 'scalar' || field.scalar !== ScalarType.STRING) return undefined;
+      if (!isStringMap(field)) return undefined;
       return (writer, value) => {
-        if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+        if (!isObject(value)) return false;
         for (const [key, item] of Object.entries(value)) {
-          // protobuf-es keeps a map in a plain object, where `__proto__` is no entry: its choice to make.
-          if (!isText(item) || !isText(key) || key === '__proto__') return false;
+          if (!isText(item) || !isMapKey(key)) return false;
           tag(writer, number, WireType.LengthDelimited).fork();
           tag(tag(writer, 1, WireType.LengthDelimited).string(key), 2, WireType.LengthDelimited).string(item).ldelim();
         }
@@ -128,11 +109,12 @@ function fieldWriter(field: DescField, compiled: Map<DescMessage, WriteFields | 
   }
 }
 
-/** A string protobuf-es takes: it refuses one with an unpaired surrogate (not UTF-8 once encoded). */
-const isText = (value: unknown): value is string => typeof value === 'string' && value.isWellFormed();
-
-/** google.protobuf.FeatureSet.FieldPresence.IMPLICIT */
-const IMPLICIT = 2;
+function writeMessage(writer: Writer, number: number, write: WriteFields, value: unknown): boolean {
+  tag(writer, number, WireType.LengthDelimited).fork();
+  if (!write(writer, value as Record<string, unknown>)) return false;
+  writer.ldelim();
+  return true;
+}
 
 interface ScalarWriter {
   wireType: WireType;
@@ -142,18 +124,20 @@ interface ScalarWriter {
 }
 
 function scalarWriter(type: ScalarType): ScalarWriter | undefined {
+  const fits = plainScalar(type);
+  if (!fits) return undefined;
   switch (type) {
     case ScalarType.STRING:
-      return { wireType: WireType.LengthDelimited, fits: isText, isZero: (v) => v === '', write: (w, v) => w.string(v as string) };
+      return { fits, wireType: WireType.LengthDelimited, isZero: (v) => v === '', write: (w, v) => w.string(v as string) };
     case ScalarType.BOOL:
-      return { wireType: WireType.Varint, fits: (v) => typeof v === 'boolean', isZero: (v) => v === false, write: (w, v) => w.bool(v as boolean) };
+      return { fits, wireType: WireType.Varint, isZero: (v) => v === false, write: (w, v) => w.bool(v as boolean) };
     case ScalarType.INT32:
-      return { wireType: WireType.Varint, fits: (v) => Number.isInteger(v) && (v as number) >= -0x80000000 && (v as number) <= 0x7fffffff, isZero: (v) => v === 0, write: (w, v) => w.int32(v as number) };
+      return { fits, wireType: WireType.Varint, isZero: (v) => v === 0, write: (w, v) => w.int32(v as number) };
     case ScalarType.UINT32:
-      return { wireType: WireType.Varint, fits: (v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff, isZero: (v) => v === 0, write: (w, v) => w.uint32(v as number) };
+      return { fits, wireType: WireType.Varint, isZero: (v) => v === 0, write: (w, v) => w.uint32(v as number) };
     case ScalarType.DOUBLE:
-      // A finite number only: NaN and the infinities have string forms in proto-JSON, which protobuf-es reads.
-      return { wireType: WireType.Bit64, fits: Number.isFinite, isZero: (v) => Object.is(v, 0), write: (w, v) => w.double(v as number) };
+      // -0 is not zero to protobuf-es: it is written.
+      return { fits, wireType: WireType.Bit64, isZero: (v) => Object.is(v, 0), write: (w, v) => w.double(v as number) };
     default:
       return undefined;
   }
