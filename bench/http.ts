@@ -98,6 +98,7 @@ const BARE_WRITE = 'bare node:http, one synced LevelDB put per request';
 const REPEATED = 'REST search, the same query repeated';
 const DISTINCT = 'REST search, a new time range each request';
 const CONNECT = 'Connect JSON SearchEvents (HTTP/1.1)';
+const CONNECT_DISTINCT = 'Connect JSON SearchEvents, a new time range each request';
 const GRPC = 'gRPC SearchEvents (grpc-js, h2c)';
 const GRPC_DISTINCT = 'gRPC SearchEvents, a new time range each call';
 const WRITE = 'REST manipulate-event on a branch';
@@ -112,6 +113,15 @@ const scenarios: Record<string, () => Promise<Sample>> = {
     ),
   [CONNECT]: () =>
     measured(searchTms, run, () => cannon(shape, { url: `${searchBase}/tms.v1.EventService/SearchEvents`, method: 'POST', headers: auth, body: JSON.stringify(SEARCH) })),
+  [CONNECT_DISTINCT]: () =>
+    measured(searchTms, run, () =>
+      cannon(shape, {
+        url: `${searchBase}/tms.v1.EventService/SearchEvents`,
+        method: 'POST',
+        headers: auth,
+        requests: [{ setupRequest: (request) => ({ ...request, body: distinctSearchBody() }) }],
+      }),
+    ),
   [BARE_GRPC]: () => measured(bareGrpc, run, () => grpcLoad(shape, bareGrpc.port, grpcSearch)),
   [GRPC]: () => measured(searchTms, run, () => grpcLoad(shape, searchTms.port, grpcSearch)),
   [GRPC_DISTINCT]: () => measured(searchTms, run, () => grpcLoad(shape, searchTms.port, grpcDistinctSearch)),
@@ -175,7 +185,7 @@ machine (it shares the 2 cores), median of rounds${quick ? '. **Quick run (smoke
 
 - Searches go to a ${SEARCH_EVENTS}-event timeline (${resultCount} results, one of 20 places, a 10-result page). Repeated
   identical searches are served from the store's page cache (exact: keyed by the read chain's version); the
-  "new time range" row misses it on every request and reads the store.
+  "new time range" rows miss it on every request and read the store.
 - Writes are synced batches on an alternate branch of a ${WRITE_EVENTS}-event primary (a new branch each round), each
   manipulating a different event (a ${recordBytes}-byte record); the baseline does one synced classic-level put of a
   record that size per request.
