@@ -13,7 +13,8 @@ import { forEachCauseOfHappeningEvent } from './distinct-causes.ts';
 export function detectAnchorBreaches(graph: CausalGraphArrays, anchors: readonly AnchorPin[], collector: ParadoxCollector): void {
   if (anchors.length === 0) return;
   const sorted = [...anchors].sort(compareInstantPoints);
-  const earliestSetAt = Math.min(...anchors.map((anchor) => anchor.setAtMs));
+  // A loop, not Math.min(...): spreading some 10^5 anchors as arguments overflows the stack.
+  const earliestSetAt = anchors.reduce((earliest, anchor) => Math.min(earliest, anchor.setAtMs), Infinity);
   const { manipulatedAtMs } = graph;
   forEachCauseOfHappeningEvent(graph, (effect, cause) => {
     const changedAt = manipulatedAtMs[cause]!;

@@ -93,6 +93,15 @@ test('anchor breach: a change after the anchor was set, at or before its instant
   assert.is(report.anchorsAnalysed, 1);
 });
 
+test('a timeline with 300 000 anchors is analysed (no argument list as long as the anchors)', () => {
+  const graph = buildGraph([{ seconds: 100, manipulatedAtMs: 6_000 }, { seconds: 150, causes: [0] }]);
+  const anchors = Array.from({ length: 300_000 }, (_, i) => ({ anchorId: `anchor-${i}`, seconds: 100, nanos: 0, setAtMs: 5_000 + i }));
+  const report = analyseParadoxes(graph, anchors);
+  assert.is(report.anchorsAnalysed, 300_000);
+  assert.ok(report.paradoxCount >= 1);
+  assert.is(report.paradoxes[0]!.kind, 'anchor_breach');
+});
+
 test('self encounter: stays are [t, t + 1 h), so arrivals exactly an hour apart do not meet', () => {
   const graph = buildGraph([
     { seconds: 0, traveller: 7, place: 1 },
