@@ -2,6 +2,7 @@ import type { CausalGraph, AnchorPin } from '../analysis/causal-graph.ts';
 import type { ParadoxReport } from '../analysis/paradox-report.ts';
 import type { OperationDeps } from './deps.ts';
 import type { Interval } from '../time/index.ts';
+import type { AnchorRecord } from '../store/types.ts';
 import { describeParadox } from '../analysis/paradox-report.ts';
 import { parseInstant } from '../time/index.ts';
 
@@ -13,16 +14,24 @@ export interface ParadoxJson {
   anchor_id?: string;
 }
 
+/** The pin of each anchor record the store hands out (it keeps them, frozen, while they are current). */
+const pins = new WeakMap<AnchorRecord, AnchorPin>();
+
 export async function anchorPins(deps: OperationDeps, timelineId: string): Promise<AnchorPin[]> {
   const anchors = await deps.store.listAnchors(timelineId);
   return anchors.map((anchor) => {
-    const at = parseInstant(String(anchor['timestamp']));
-    return {
-      anchorId: String(anchor['anchor_id']),
-      seconds: Number(at.seconds),
-      nanos: at.nanos,
-      setAtMs: Date.parse(String(anchor['created_at'] ?? anchor['set_at'] ?? 0)) || 0,
-    };
+    let pin = pins.get(anchor);
+    if (!pin) {
+      const at = parseInstant(String(anchor['timestamp']));
+      pin = {
+        anchorId: String(anchor['anchor_id']),
+        seconds: Number(at.seconds),
+        nanos: at.nanos,
+        setAtMs: Date.parse(String(anchor['created_at'] ?? anchor['set_at'] ?? 0)) || 0,
+      };
+      pins.set(anchor, pin);
+    }
+    return pin;
   });
 }
 

@@ -1,6 +1,7 @@
 import { decodeSummary, encodeSummary } from './event-codec.ts';
 import type { StoredTimeline } from './timeline-registry.ts';
 import type { VersionInfo } from './version-index.ts';
+import type { AnchorChange } from './anchor-index.ts';
 
 /** What one commit changed in the state every node holds in memory, for the other nodes to replay. */
 export interface ChangeNote {
@@ -10,6 +11,8 @@ export interface ChangeNote {
   deleted?: { timeline_id: string; level: number }[];
   /** Event versions added (genesis markers included). */
   versions?: { level: number; eventId: string; info: VersionInfo }[];
+  /** Anchors written or removed. */
+  anchors?: AnchorChange[];
 }
 
 interface NoteJson {
@@ -17,6 +20,7 @@ interface NoteJson {
   deleted?: { timeline_id: string; level: number }[];
   /** [level, event id, lsn, summary as base64] */
   versions?: [number, string, number, string][];
+  anchors?: AnchorChange[];
 }
 
 export function encodeNote(note: ChangeNote): Uint8Array {
@@ -26,6 +30,7 @@ export function encodeNote(note: ChangeNote): Uint8Array {
   if (note.versions?.length) {
     json.versions = note.versions.map(({ level, eventId, info }) => [level, eventId, info.lsn, Buffer.from(encodeSummary(info)).toString('base64')]);
   }
+  if (note.anchors?.length) json.anchors = note.anchors;
   return Buffer.from(JSON.stringify(json));
 }
 
@@ -39,5 +44,6 @@ export function decodeNote(bytes: Uint8Array): ChangeNote {
       eventId,
       info: decodeSummary(lsn, Buffer.from(summary, 'base64')),
     })),
+    anchors: json.anchors ?? [],
   };
 }

@@ -27,6 +27,7 @@ import type { OrderedKeyValueStore, PutOp, WriteOp } from './ordered-kv.ts';
 import { locationWords } from './location-words.ts';
 import { LocalCommitLog, type CommitLog } from './commit-log.ts';
 import { decodeNote, encodeNote, type ChangeNote } from './change-note.ts';
+import { AnchorIndex, type AnchorChange } from './anchor-index.ts';
 import { FreshCheck } from './fresh-check.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from './page-cursor.ts';
 import { SearchPageCache } from './search-cache.ts';
@@ -137,6 +138,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly graphs = new CausalGraphCache<TimelineGraph>();
   private readonly genesisIndexes = new MeteredCache<number, GenesisIndexEntry>('genesis_index', GENESIS_INDEX_BYTES);
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
+  private readonly anchors = new AnchorIndex();
   private readonly searchCache: SearchPageCache;
   private readonly reader: VersionReader;
   private readonly background = new Set<Promise<void>>();
@@ -180,6 +182,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     this.versions = new VersionIndex();
     this.snapshots.clear();
     this.genesisIndexes.clear();
+    this.anchors.clear();
     for (const [, value] of await this.kv.entries({ gte: tagKey(Tag.timeline), lt: prefixEnd(tagKey(Tag.timeline)) })) {
       this.registry.add(decodeRecord<StoredTimeline>(value));
     }
@@ -231,6 +234,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       const state = this.registry.atLevel(level);
       if (state && info.lsn > state.committedLsn) state.committedLsn = info.lsn;
     }
+    this.anchors.apply(note.anchors ?? []);
   }
 
   /** A timeline record as committed, new or changed. */
@@ -248,6 +252,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const { level, timeline_id: timelineId } = state.record;
     this.registry.remove(state);
     this.versions.dropLevel(level);
+    this.anchors.dropLevel(level);
     this.forgetGenesis(level);
     this.eventCounts.delete(timelineId);
     this.graphs.forget(timelineId);
@@ -1136,12 +1141,19 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     checkId('anchor id', anchor.anchor_id);
     return this.write(anchor.timeline_id, async (state) => {
       const ops: WriteOp[] = [];
+      const changes: AnchorChange[] = [];
       const owner = await this.kv.get(tagKey(Tag.anchorOwner, anchor.anchor_id));
       const previous = owner && this.registry.live(Buffer.from(owner).toString('utf8'));
-      if (previous && previous !== state) ops.push({ type: 'del', key: levelKey(Tag.anchor, previous.record.level, utf8(anchor.anchor_id)) });
-      ops.push({ type: 'put', key: levelKey(Tag.anchor, state.record.level, utf8(anchor.anchor_id)), value: encodeRecord(anchor) });
+      if (previous && previous !== state) {
+        ops.push({ type: 'del', key: levelKey(Tag.anchor, previous.record.level, utf8(anchor.anchor_id)) });
+        changes.push({ level: previous.record.level, anchorId: anchor.anchor_id });
+      }
+      const value = encodeRecord(anchor);
+      ops.push({ type: 'put', key: levelKey(Tag.anchor, state.record.level, utf8(anchor.anchor_id)), value });
       ops.push({ type: 'put', key: tagKey(Tag.anchorOwner, anchor.anchor_id), value: utf8(anchor.timeline_id) });
-      return { ops, note: {}, result: anchor };
+      // As a later read from storage would give it.
+      changes.push({ level: state.record.level, anchorId: anchor.anchor_id, record: decodeRecord<AnchorRecord>(value) });
+      return { ops, note: { anchors: changes }, result: anchor, apply: () => this.anchors.apply(changes) };
     });
   }
 
@@ -1159,7 +1171,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     await this.sync();
     const state = this.live(timelineId);
     const prefix = levelPrefix(Tag.anchor, state.record.level);
-    return (await this.kv.entries({ gte: prefix, lt: prefixEnd(prefix) })).map(([, value]) => decodeRecord<AnchorRecord>(value));
+    return this.anchors.list(state.record.level, async () =>
+      (await this.kv.entries({ gte: prefix, lt: prefixEnd(prefix) })).map(([, value]) => decodeRecord<AnchorRecord>(value)),
+    );
   }
 
   async deleteAnchor(anchorId: string): Promise<boolean> {
@@ -1172,7 +1186,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         { type: 'del', key },
         { type: 'del', key: tagKey(Tag.anchorOwner, anchorId) },
       ];
-      return { ops, note: {}, result: true };
+      const changes: AnchorChange[] = [{ level: state.record.level, anchorId }];
+      return { ops, note: { anchors: changes }, result: true, apply: () => this.anchors.apply(changes) };
     });
   }
 }

@@ -502,6 +502,30 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     await rejects(store.putAnchor({ anchor_id: 'anc_3', timeline_id: 'nowhere', timestamp: '2024-01-01T00:00:00Z' }), 'not_found');
   });
 
+  test('anchor lists stay current and in id order through writes, moves and deletes', async ({ store }) => {
+    const alt = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'u' });
+    const anchorOn = (anchorId: string, timelineId: string, temperature = '20 °C') => ({ anchor_id: anchorId, timeline_id: timelineId, timestamp: '2024-01-01T00:00:00Z', environment: { temperature } });
+    const ids = async (timelineId: string) => (await store.listAnchors(timelineId)).map((a) => a.anchor_id);
+    await store.putAnchor(anchorOn('anc_m', 'primary'));
+    assert.equal(await ids('primary'), ['anc_m']);
+    await store.putAnchor(anchorOn('anc_z', 'primary'));
+    await store.putAnchor(anchorOn('anc_a', 'primary'));
+    assert.equal(await ids('primary'), ['anc_a', 'anc_m', 'anc_z']);
+    await store.putAnchor(anchorOn('anc_m', 'primary', '30 °C'));
+    assert.equal((await store.listAnchors('primary')).map((a) => a.environment), [{ temperature: '20 °C' }, { temperature: '30 °C' }, { temperature: '20 °C' }]);
+    assert.equal(await ids(alt.timeline_id), []);
+    await store.putAnchor(anchorOn('anc_m', alt.timeline_id));
+    assert.equal(await ids('primary'), ['anc_a', 'anc_z']);
+    assert.equal(await ids(alt.timeline_id), ['anc_m']);
+    assert.is(await store.deleteAnchor('anc_a'), true);
+    assert.equal(await ids('primary'), ['anc_z']);
+    const listed = await store.listAnchors('primary');
+    listed.pop();
+    assert.equal(await ids('primary'), ['anc_z'], 'a list handed out is the caller’s own');
+    await store.deleteTimeline(alt.timeline_id);
+    assert.is(await store.getAnchor('anc_m'), undefined);
+  });
+
   test('setStability is stored and returned', async ({ store }) => {
     const updated = await store.setStability('primary', 'Stable');
     assert.is(updated.stability, 'Stable');

@@ -76,6 +76,18 @@ if (postgresql && TEST_DATABASE_URL) {
     });
   });
 
+  test('anchors set and removed on one node are in the next list on another that had listed them before', async () => {
+    await withNodes(2, async ([a, b]) => {
+      const anchorOn = (anchorId: string) => ({ anchor_id: anchorId, timeline_id: 'primary', timestamp: '2024-01-01T00:00:00Z' });
+      await a!.timelines.putAnchor(anchorOn('anc_b'));
+      assert.equal((await b!.timelines.listAnchors('primary')).map((x) => x.anchor_id), ['anc_b']);
+      await a!.timelines.putAnchor(anchorOn('anc_a'));
+      assert.equal((await b!.timelines.listAnchors('primary')).map((x) => x.anchor_id), ['anc_a', 'anc_b']);
+      await a!.timelines.deleteAnchor('anc_b');
+      assert.equal((await b!.timelines.listAnchors('primary')).map((x) => x.anchor_id), ['anc_a']);
+    });
+  });
+
   test('concurrent writes from two nodes to one timeline are all kept, in one order both nodes agree on', async () => {
     await withNodes(2, async ([a, b]) => {
       await a!.timelines.createTimeline(branchSpec('busy'));
