@@ -19,9 +19,9 @@ if (quick) {
 const { machineLine, reportsDir } = await import('./lib/report.ts');
 const { readTargets, targetTable, targetsChartSvg } = await import('./lib/targets.ts');
 
-const ALL = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'search-under-load', 'cache-memory'];
+const ALL = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'anchors', 'search-under-load', 'cache-memory'];
 /** A quick run leaves out what needs a download (Node 24) or a database cluster of its own. */
-const QUICK = ['http', 'engine-store', 'analysis', 'search-under-load', 'cache-memory'];
+const QUICK = ['http', 'engine-store', 'analysis', 'anchors', 'search-under-load', 'cache-memory'];
 const only = args.filter((arg) => !arg.startsWith('--'));
 const benches = (quick ? QUICK : ALL).filter((name) => only.length === 0 || only.includes(name));
 

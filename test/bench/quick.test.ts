@@ -50,7 +50,7 @@ test('the quick bench runs every bench and reports every target with a verdict',
       assert.ok(target!.ratio !== undefined || target!.value !== undefined, `${target!.path}: a measured figure`);
       assert.ok(report.includes(`| ${target!.path} |`), `${target!.path}: a row in the report's target table`);
     }
-    for (const section of ['## Targets', '## HTTP faces vs bare servers', '## engine-store', '## Analysis engine', '## Search latency during paradox checks', '## Search page cache: memory held against its budget']) {
+    for (const section of ['## Targets', '## HTTP faces vs bare servers', '## engine-store', '## Analysis engine', '## Search latency during paradox checks', '## Search page cache: memory held against its budget', '## Paradox checks against the anchors pinned on the timeline']) {
       assert.ok(report.includes(section), `the report has "${section}"`);
     }
     assert.not.match(report, /\| NaN|undefined/, 'every figure was measured');
