@@ -8,7 +8,7 @@
 import { decodeInstantKey, INSTANT_KEY_BYTES } from '../time/index.ts';
 import { ChainView } from './chain-view.ts';
 import { decodeRecord } from './event-codec.ts';
-import type { GenesisIndex, IndexBound } from './genesis-index.ts';
+import { searchPositions, type GenesisIndex, type IndexBound } from './genesis-index.ts';
 import { locationWords } from './location-words.ts';
 import { prefixEnd, sortKey, timeIndexPrefix } from './keys.ts';
 import type { OrderedKeyValueStore, SnapshotReads } from './ordered-kv.ts';
@@ -141,11 +141,9 @@ async function pickCandidates(
 
       const index = query.genesisIndex(level);
       if (index) {
-        const positions = driver === undefined ? undefined : index.postings.get(driver);
-        if (driver !== undefined && !positions) return;
-        streams.push(
-          new GenesisStream(index, positions, start, end, level, (eventId, words) => untouched(link, depth, eventId) && hasOtherWords(words)),
-        );
+        const walk = searchPositions(index, query.words, driver);
+        if (!walk) return;
+        streams.push(new GenesisStream(index, walk, start, end, level, (eventId) => untouched(link, depth, eventId)));
         return;
       }
       // The time index filtered by words (genesis has no stored word index): it serves only while the in-memory index builds.

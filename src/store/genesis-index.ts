@@ -23,6 +23,11 @@ export interface GenesisIndex {
   placeWords: string[][];
   /** Positions of the events at a place with the word, ascending. */
   postings: Map<string, Int32Array>;
+  /** Place numbers whose location has the word, ascending. */
+  placesByWord: Map<string, Int32Array>;
+  /** Positions grouped by place number, ascending within each place: place p's are from placeStarts[p] to placeStarts[p + 1]. */
+  placePositions: Int32Array;
+  placeStarts: Int32Array;
 }
 
 /** Where a range starts: at `seconds`.`nanos` (the first event at or after it), or after the event `afterId` there. */
@@ -42,13 +47,17 @@ export function* buildGenesisIndex(snapshot: GenesisSnapshot): Steps<GenesisInde
     if ((i & STEP_MASK) === STEP_MASK) yield;
   }
   const order = yield* sortedIndexes(n, (a, b) => seconds[a]! - seconds[b]! || nanos[a]! - nanos[b]! || compareUtf8(ids[a]!, ids[b]!));
+  const placeWords = snapshot.placeNames.map((name) => [...new Set(name.split(' ').filter((word) => word.length > 0))]);
   const index: GenesisIndex = {
     seconds: new Float64Array(n),
     nanos: new Int32Array(n),
     ids: new Array<string>(n),
     place: new Int32Array(n),
-    placeWords: snapshot.placeNames.map((name) => [...new Set(name.split(' ').filter((word) => word.length > 0))]),
+    placeWords,
     postings: new Map(),
+    placesByWord: placesByWord(placeWords),
+    placePositions: new Int32Array(n),
+    placeStarts: new Int32Array(placeWords.length + 1),
   };
   const counts = new Map<string, number>();
   for (let position = 0; position < n; position++) {
@@ -58,6 +67,17 @@ export function* buildGenesisIndex(snapshot: GenesisSnapshot): Steps<GenesisInde
     index.ids[position] = ids[i]!;
     index.place[position] = place[i]!;
     for (const word of index.placeWords[place[i]!] ?? []) counts.set(word, (counts.get(word) ?? 0) + 1);
+    if ((position & STEP_MASK) === STEP_MASK) yield;
+  }
+  const { placeStarts, placePositions } = index;
+  for (let position = 0; position < n; position++) {
+    placeStarts[index.place[position]! + 1]! += 1;
+    if ((position & STEP_MASK) === STEP_MASK) yield;
+  }
+  for (let place = 0; place < placeWords.length; place++) placeStarts[place + 1]! += placeStarts[place]!;
+  const placeFilled = placeStarts.slice(0, placeWords.length);
+  for (let position = 0; position < n; position++) {
+    placePositions[placeFilled[index.place[position]!]!++] = position;
     if ((position & STEP_MASK) === STEP_MASK) yield;
   }
   const filled = new Map<string, number>();
@@ -76,9 +96,66 @@ export function* buildGenesisIndex(snapshot: GenesisSnapshot): Steps<GenesisInde
   return index;
 }
 
+function placesByWord(placeWords: readonly string[][]): Map<string, Int32Array> {
+  const lists = new Map<string, number[]>();
+  placeWords.forEach((words, place) => {
+    for (const word of words) {
+      const list = lists.get(word);
+      if (list) list.push(place);
+      else lists.set(word, [place]);
+    }
+  });
+  return new Map([...lists].map(([word, places]) => [word, Int32Array.from(places)]));
+}
+
+/** Where a search's genesis candidates come from: the positions to walk (all when undefined), and the places to keep among them (all when undefined). */
+export interface SearchPositions {
+  positions: Int32Array | undefined;
+  places: ReadonlySet<number> | undefined;
+}
+
+/**
+ * The positions a search of `words` walks, `driver` being its rarest word; undefined when no genesis event can
+ * match. Words that only one place has walk that place's events; otherwise the driver's postings, kept when at
+ * a place with every word.
+ */
+export function searchPositions(index: GenesisIndex, words: readonly string[], driver: string | undefined): SearchPositions | undefined {
+  if (driver === undefined) return { positions: undefined, places: undefined };
+  const postings = index.postings.get(driver);
+  if (!postings) return undefined;
+  const places = placesWithAll(index, words);
+  if (places?.size === 0) return undefined;
+  if (places?.size === 1) {
+    const [place] = places;
+    return { positions: index.placePositions.subarray(index.placeStarts[place!], index.placeStarts[place! + 1]), places: undefined };
+  }
+  return { positions: postings, places };
+}
+
+/**
+ * The place numbers whose location has every one of `words`, or undefined for fewer than two words (a word's
+ * postings are then exact). Found from the word with the fewest places, so the cost is that word's places.
+ */
+export function placesWithAll(index: GenesisIndex, words: readonly string[]): ReadonlySet<number> | undefined {
+  if (words.length < 2) return undefined;
+  let fewest: Int32Array | undefined;
+  for (const word of words) {
+    const places = index.placesByWord.get(word);
+    if (!places) return new Set();
+    if (!fewest || places.length < fewest.length) fewest = places;
+  }
+  const found = new Set<number>();
+  for (const place of fewest!) {
+    const placeWords = index.placeWords[place]!;
+    if (words.every((word) => placeWords.includes(word))) found.add(place);
+  }
+  return found;
+}
+
 export function genesisIndexBytes(index: GenesisIndex): number {
   let bytes = typedArrayBytes(index) + index.ids.length * (8 + stringBytes(index.ids[0] ?? ''));
   for (const [word, positions] of index.postings) bytes += positions.byteLength + stringBytes(word) + 64;
+  for (const places of index.placesByWord.values()) bytes += places.byteLength + 64;
   return bytes;
 }
 

@@ -13,7 +13,7 @@
  *   a <level> <anchor_id>                   anchor (JSON)
  *   A <anchor_id>                           anchor → timeline id
  */
-import { INSTANT_KEY_BYTES } from '../time/index.ts';
+import { INSTANT_KEY_BYTES, writeSafeInstantKey } from '../time/index.ts';
 
 export const Tag = {
   timeline: 0x6d,
@@ -102,10 +102,17 @@ export function parseVersionKey(key: Uint8Array): ParsedVersionKey {
 
 /** Sort key of an event in every index: time key then id bytes, so byte order is (time, event_id) order. */
 export function sortKey(timeKey: Uint8Array, eventId: string): Buffer {
-  const id = utf8(eventId);
-  const key = Buffer.allocUnsafe(INSTANT_KEY_BYTES + id.length);
+  const key = Buffer.allocUnsafe(INSTANT_KEY_BYTES + Buffer.byteLength(eventId));
   key.set(timeKey, 0);
-  id.copy(key, INSTANT_KEY_BYTES);
+  key.write(eventId, INSTANT_KEY_BYTES);
+  return key;
+}
+
+/** The same sort key from an instant held as numbers, seconds within ±2^53 (an in-memory index's). */
+export function sortKeyAt(seconds: number, nanos: number, eventId: string): Buffer {
+  const key = Buffer.allocUnsafe(INSTANT_KEY_BYTES + Buffer.byteLength(eventId));
+  writeSafeInstantKey(seconds, nanos, key, 0);
+  key.write(eventId, INSTANT_KEY_BYTES);
   return key;
 }
 

@@ -4,12 +4,12 @@
  * as-of-cap versions of events changed after the level's cap (in memory). Each yields candidates in
  * (time, event id) order; `accept` drops those the chain does not see.
  */
-import { encodeInstantKey, INSTANT_KEY_BYTES } from '../time/index.ts';
+import { INSTANT_KEY_BYTES } from '../time/index.ts';
 import { sortTextBytes, timeText, type CurrentIndex } from './current-index.ts';
 import type { EntryReader } from './ordered-kv.ts';
 import { decodeTimeEntry } from './genesis-time-entry.ts';
-import { firstInRange, pastEnd, type GenesisIndex, type IndexBound } from './genesis-index.ts';
-import { sortKey } from './keys.ts';
+import { firstInRange, pastEnd, type GenesisIndex, type IndexBound, type SearchPositions } from './genesis-index.ts';
+import { sortKeyAt } from './keys.ts';
 
 export interface Candidate {
   key: Buffer;
@@ -78,24 +78,28 @@ export class StoredIndexStream implements Stream {
   }
 }
 
-/** Genesis events of one level from its in-memory index: all of them, or those at a place with one word. */
+/** Genesis events of one level from its in-memory index, the positions a search walks (searchPositions). */
 export class GenesisStream implements Stream {
+  private readonly positions: Int32Array | undefined;
+  private readonly places: ReadonlySet<number> | undefined;
   private at: number;
   private head: Candidate | undefined;
 
   constructor(
     private readonly index: GenesisIndex,
-    private readonly positions: Int32Array | undefined,
+    walk: SearchPositions,
     start: IndexBound | undefined,
     private readonly end: IndexBound | undefined,
     private readonly level: number,
-    private readonly accept: (eventId: string, words: readonly string[]) => boolean,
+    private readonly accept: (eventId: string) => boolean,
   ) {
-    this.at = firstInRange(index, positions, start);
+    this.positions = walk.positions;
+    this.places = walk.places;
+    this.at = firstInRange(index, walk.positions, start);
   }
 
   peek(): Candidate | undefined {
-    const { index, positions } = this;
+    const { index, positions, places } = this;
     const length = positions ? positions.length : index.ids.length;
     while (!this.head && this.at < length) {
       const position = positions ? positions[this.at]! : this.at;
@@ -104,10 +108,10 @@ export class GenesisStream implements Stream {
         break;
       }
       this.at += 1;
+      if (places && !places.has(index.place[position]!)) continue;
       const eventId = index.ids[position]!;
-      if (!this.accept(eventId, index.placeWords[index.place[position]!] ?? [])) continue;
-      const time = encodeInstantKey({ seconds: BigInt(index.seconds[position]!), nanos: index.nanos[position]!, fractionDigits: 9 });
-      this.head = { key: sortKey(time, eventId), eventId, level: this.level, lsn: 0 };
+      if (!this.accept(eventId)) continue;
+      this.head = { key: sortKeyAt(index.seconds[position]!, index.nanos[position]!, eventId), eventId, level: this.level, lsn: 0 };
     }
     return this.head;
   }

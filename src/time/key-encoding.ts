@@ -35,21 +35,26 @@ export function encodeInstantKey(instant: Instant, target?: Uint8Array, offset =
   const { seconds, nanos } = instant;
   if (seconds < INT64_MIN || seconds > INT64_MAX) throw new RangeError(`seconds ${seconds} do not fit an int64 key`);
   if (!Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) throw new RangeError(`nanos ${nanos} out of range 0..999999999`);
-  let high: number;
-  let low: number;
   if (seconds <= MAX_SAFE && seconds >= -MAX_SAFE) {
-    const value = Number(seconds);
-    high = Math.floor(value / TWO_POW_32);
-    low = value - high * TWO_POW_32;
-  } else {
-    const unsigned = BigInt.asUintN(64, seconds);
-    high = Number(unsigned >> 32n) | 0;
-    low = Number(unsigned & 0xffff_ffffn);
+    writeSafeInstantKey(Number(seconds), nanos, bytes, offset);
+    return bytes;
   }
-  writeUint32(bytes, offset, (high ^ SIGN_BIT) >>> 0);
-  writeUint32(bytes, offset + 4, low);
+  const unsigned = BigInt.asUintN(64, seconds);
+  writeUint32(bytes, offset, ((Number(unsigned >> 32n) | 0) ^ SIGN_BIT) >>> 0);
+  writeUint32(bytes, offset + 4, Number(unsigned & 0xffff_ffffn));
   writeUint32(bytes, offset + 8, nanos);
   return bytes;
+}
+
+/**
+ * encodeInstantKey's bytes for whole seconds within ±2^53 given as a number, and valid nanoseconds, which the
+ * caller vouches for (an index that holds only such instants): no checks, no BigInt.
+ */
+export function writeSafeInstantKey(seconds: number, nanos: number, target: Uint8Array, offset: number): void {
+  const high = Math.floor(seconds / TWO_POW_32);
+  writeUint32(target, offset, (high ^ SIGN_BIT) >>> 0);
+  writeUint32(target, offset + 4, seconds - high * TWO_POW_32);
+  writeUint32(target, offset + 8, nanos);
 }
 
 /** Reads a key written by encodeInstantKey. The precision sent is not stored, so `fractionDigits` is 9. */

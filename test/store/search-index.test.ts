@@ -10,6 +10,7 @@ import { sortedIndexes } from '../../src/analysis/sort-in-steps.ts';
 import { runToEnd } from '../../src/analysis/time-slices.ts';
 import type { GenesisEvent, SearchPage, TimelineStore } from '../../src/store/index.ts';
 import { compareUtf8 } from '../../src/store/utf8-order.ts';
+import { buildGenesisIndex, placesWithAll, searchPositions } from '../../src/store/genesis-index.ts';
 import type { Instant } from '../../src/time/index.ts';
 import { testBackends } from '../support/backends.ts';
 
@@ -151,6 +152,53 @@ test('ids order as their UTF-8 bytes do, also outside the Basic Multilingual Pla
     }),
     { numRuns: 2000, seed: 7 },
   );
+});
+
+test('a search walks the one place that has all its words, else its rarest word kept to the places with all', () => {
+  // In time order: b (Bergen), d (Oslo, Kentucky), f, c, a (Oslo, Norway), e (Rome).
+  const index = runToEnd(
+    buildGenesisIndex({
+      ids: ['a', 'b', 'c', 'd', 'e', 'f'],
+      seconds: Float64Array.from([5, 1, 4, 2, 6, 3]),
+      nanos: new Int32Array(6),
+      place: Int32Array.from([0, 1, 0, 3, 2, 0]),
+      placeNames: ['oslo norway', 'bergen norway', 'rome italy', 'oslo kentucky'],
+      causeOffsets: new Int32Array(7),
+      causeTargets: new Int32Array(0),
+      external: [],
+    }),
+  )!;
+  const walked = (words: string[], driver: string | undefined) => {
+    const walk = searchPositions(index, words, driver);
+    return walk && { positions: walk.positions && [...walk.positions].map((position) => index.ids[position]), places: walk.places && [...walk.places] };
+  };
+  assert.equal(walked(['norway', 'oslo'], 'oslo'), { positions: ['f', 'c', 'a'], places: undefined });
+  assert.equal(walked(['oslo'], 'oslo'), { positions: ['d', 'f', 'c', 'a'], places: undefined });
+  assert.equal(walked(['norway'], 'norway'), { positions: ['b', 'f', 'c', 'a'], places: undefined });
+  assert.equal(walked([], undefined), { positions: undefined, places: undefined });
+  assert.is(walked(['kentucky', 'norway'], 'kentucky'), undefined);
+  assert.is(walked(['paris'], 'paris'), undefined);
+  assert.equal([...placesWithAll(index, ['norway', 'oslo'])!], [0]);
+  assert.equal([...placesWithAll(index, ['italy', 'norway'])!], []);
+  assert.is(placesWithAll(index, ['norway']), undefined);
+});
+
+test('a search whose words several places share walks the rarest word, kept to those places', () => {
+  const index = runToEnd(
+    buildGenesisIndex({
+      ids: ['a', 'b', 'c', 'd'],
+      seconds: Float64Array.from([1, 2, 3, 4]),
+      nanos: new Int32Array(4),
+      place: Int32Array.from([0, 1, 2, 0]),
+      placeNames: ['york new', 'york new old', 'york old'],
+      causeOffsets: new Int32Array(5),
+      causeTargets: new Int32Array(0),
+      external: [],
+    }),
+  )!;
+  const walk = searchPositions(index, ['new', 'york'], 'new')!;
+  assert.equal([...walk.positions!].map((position) => index.ids[position]), ['a', 'b', 'd']);
+  assert.equal([...walk.places!].sort(), [0, 1]);
 });
 
 test('sorting in steps gives the order a plain stable sort gives, for inputs longer than one run', () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Instant } from '../../src/time/index.ts';
-import { compareInstants, decodeInstantKey, encodeInstantKey, INSTANT_KEY_BYTES, parseInstant } from '../../src/time/index.ts';
+import { compareInstants, decodeInstantKey, encodeInstantKey, INSTANT_KEY_BYTES, parseInstant, writeSafeInstantKey } from '../../src/time/index.ts';
 import { instantArbitrary } from './arbitraries.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -61,6 +61,23 @@ test('writes into a given buffer at an offset and reads back from there', () => 
   assert.equal([...buffer.subarray(0, 4)], [0xaa, 0xaa, 0xaa, 0xaa]);
   assert.equal([...buffer.subarray(16)], [0xaa, 0xaa, 0xaa, 0xaa]);
   assert.is(compareInstants(decodeInstantKey(buffer, 4), instant), 0);
+});
+
+test('the key written from seconds held as a number is the same, within ±2^53 and at its edges', () => {
+  const safeSeconds = fc.oneof(
+    fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+    fc.constantFrom(Number.MIN_SAFE_INTEGER, -(2 ** 32), -1, 0, 1, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER),
+  );
+  fc.assert(
+    fc.property(safeSeconds, fc.integer({ min: 0, max: 999_999_999 }), (seconds, nanos) => {
+      const written = new Uint8Array(2 + INSTANT_KEY_BYTES).fill(0xaa);
+      writeSafeInstantKey(seconds, nanos, written, 2);
+      const expected = encodeInstantKey({ seconds: BigInt(seconds), nanos, fractionDigits: 9 });
+      assert.equal([...written.subarray(2)], [...expected]);
+      assert.equal([...written.subarray(0, 2)], [0xaa, 0xaa]);
+    }),
+    { seed: 20261126, numRuns: 2000 },
+  );
 });
 
 test('refuses a buffer too small, seconds beyond int64 and nanos out of range', () => {
