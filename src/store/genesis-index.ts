@@ -108,11 +108,19 @@ function placesByWord(placeWords: readonly string[][]): Map<string, Int32Array> 
   return new Map([...lists].map(([word, places]) => [word, Int32Array.from(places)]));
 }
 
+/** The places whose events a walk keeps. */
+export interface PlaceFilter {
+  has(place: number): boolean;
+}
+
 /** Where a search's genesis candidates come from: the positions to walk (all when undefined), and the places to keep among them (all when undefined). */
 export interface SearchPositions {
   positions: Int32Array | undefined;
-  places: ReadonlySet<number> | undefined;
+  places: PlaceFilter | undefined;
 }
+
+/** Up to this many places for a search's rarest word, the places with every word are found up front. */
+const PLACES_FOUND_UP_FRONT = 256;
 
 /**
  * The positions a search of `words` walks, `driver` being its rarest word; undefined when no genesis event can
@@ -123,9 +131,11 @@ export function searchPositions(index: GenesisIndex, words: readonly string[], d
   if (driver === undefined) return { positions: undefined, places: undefined };
   const postings = index.postings.get(driver);
   if (!postings) return undefined;
+  if (words.length < 2) return { positions: postings, places: undefined };
   const places = placesWithAll(index, words);
-  if (places?.size === 0) return undefined;
-  if (places?.size === 1) {
+  if (!places) return { positions: postings, places: placesTestedOnce(index, words) };
+  if (places.size === 0) return undefined;
+  if (places.size === 1) {
     const [place] = places;
     return { positions: index.placePositions.subarray(index.placeStarts[place!], index.placeStarts[place! + 1]), places: undefined };
   }
@@ -133,23 +143,36 @@ export function searchPositions(index: GenesisIndex, words: readonly string[], d
 }
 
 /**
- * The place numbers whose location has every one of `words`, or undefined for fewer than two words (a word's
- * postings are then exact). Found from the word with the fewest places, so the cost is that word's places.
+ * The place numbers whose location has every one of `words`, found from the word with the fewest places;
+ * undefined when even that word is at more than PLACES_FOUND_UP_FRONT places (a walk then tests the places it meets).
  */
 export function placesWithAll(index: GenesisIndex, words: readonly string[]): ReadonlySet<number> | undefined {
-  if (words.length < 2) return undefined;
   let fewest: Int32Array | undefined;
   for (const word of words) {
     const places = index.placesByWord.get(word);
     if (!places) return new Set();
     if (!fewest || places.length < fewest.length) fewest = places;
   }
+  if (!fewest || fewest.length > PLACES_FOUND_UP_FRONT) return undefined;
   const found = new Set<number>();
-  for (const place of fewest!) {
-    const placeWords = index.placeWords[place]!;
-    if (words.every((word) => placeWords.includes(word))) found.add(place);
-  }
+  for (const place of fewest) if (hasEvery(index, place, words)) found.add(place);
   return found;
+}
+
+function placesTestedOnce(index: GenesisIndex, words: readonly string[]): PlaceFilter {
+  const tested = new Map<number, boolean>();
+  return {
+    has(place) {
+      let kept = tested.get(place);
+      if (kept === undefined) tested.set(place, (kept = hasEvery(index, place, words)));
+      return kept;
+    },
+  };
+}
+
+function hasEvery(index: GenesisIndex, place: number, words: readonly string[]): boolean {
+  const placeWords = index.placeWords[place]!;
+  return words.every((word) => placeWords.includes(word));
 }
 
 export function genesisIndexBytes(index: GenesisIndex): number {

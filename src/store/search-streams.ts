@@ -8,7 +8,7 @@ import { INSTANT_KEY_BYTES } from '../time/index.ts';
 import { sortTextBytes, timeText, type CurrentIndex } from './current-index.ts';
 import type { EntryReader } from './ordered-kv.ts';
 import { decodeTimeEntry } from './genesis-time-entry.ts';
-import { firstInRange, pastEnd, type GenesisIndex, type IndexBound, type SearchPositions } from './genesis-index.ts';
+import { firstInRange, pastEnd, type GenesisIndex, type IndexBound, type PlaceFilter, type SearchPositions } from './genesis-index.ts';
 import { sortKeyAt } from './keys.ts';
 
 export interface Candidate {
@@ -81,7 +81,7 @@ export class StoredIndexStream implements Stream {
 /** Genesis events of one level from its in-memory index, the positions a search walks (searchPositions). */
 export class GenesisStream implements Stream {
   private readonly positions: Int32Array | undefined;
-  private readonly places: ReadonlySet<number> | undefined;
+  private readonly places: PlaceFilter | undefined;
   private at: number;
   private head: Candidate | undefined;
 
