@@ -75,6 +75,9 @@ export class AnalysisPool {
       maxThreads: threads,
       maxQueue: this.maxQueue,
       idleTimeout: Number.POSITIVE_INFINITY,
+      // Tasks run in the order they came: by default piscina sends a task it cannot hand to a busy worker to
+      // the back of its queue, where under steady load it can wait for every later one (a 30-s stall, seen).
+      stricterFIFO: true,
     });
   }
 

@@ -136,6 +136,22 @@ test('nanosecond anchors run on the worker, microsecond ones inline, with the sa
   assert.equal(await pool.checkAnchorStability(micro, { forceWorker: true }), computeAnchorStability(micro));
 });
 
+test('under steady load on one worker, tasks finish in the order they came (none waits behind later ones)', async () => {
+  const input: AnchorStabilityInput = { anchorId: 'fifo', accuracy: 'microsecond', conditions: {} };
+  let submitted = 0;
+  const finished: number[] = [];
+  await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      while (submitted < 120) {
+        const number = submitted++;
+        await pool.checkAnchorStability(input, { forceWorker: true });
+        finished.push(number);
+      }
+    }),
+  );
+  assert.equal(finished, Array.from({ length: 120 }, (_, i) => i));
+});
+
 test('a full queue refuses work with resource_exhausted; the accepted tasks still finish', async () => {
   const small = new AnalysisPool({ threads: 1, maxQueue: 1 });
   try {
