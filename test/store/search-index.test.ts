@@ -10,7 +10,7 @@ import { sortedIndexes } from '../../src/analysis/sort-in-steps.ts';
 import { runToEnd } from '../../src/analysis/time-slices.ts';
 import type { GenesisEvent, SearchPage, TimelineStore } from '../../src/store/index.ts';
 import { compareUtf8 } from '../../src/store/utf8-order.ts';
-import { buildGenesisIndex, placesWithAll, searchPositions } from '../../src/store/genesis-index.ts';
+import { buildGenesisIndex, placesWithAll, searchPositions, type GenesisIndex } from '../../src/store/genesis-index.ts';
 import type { Instant } from '../../src/time/index.ts';
 import { testBackends } from '../support/backends.ts';
 
@@ -154,20 +154,28 @@ test('ids order as their UTF-8 bytes do, also outside the Basic Multilingual Pla
   );
 });
 
-test('a search walks the one place that has all its words, else its rarest word kept to the places with all', () => {
-  // In time order: b (Bergen), d (Oslo, Kentucky), f, c, a (Oslo, Norway), e (Rome).
-  const index = runToEnd(
+/** A genesis index of the given events (id, second, place number), none with causes. */
+function genesisIndexOf(placeNames: string[], events: [id: string, seconds: number, place: number][]): GenesisIndex {
+  return runToEnd(
     buildGenesisIndex({
-      ids: ['a', 'b', 'c', 'd', 'e', 'f'],
-      seconds: Float64Array.from([5, 1, 4, 2, 6, 3]),
-      nanos: new Int32Array(6),
-      place: Int32Array.from([0, 1, 0, 3, 2, 0]),
-      placeNames: ['oslo norway', 'bergen norway', 'rome italy', 'oslo kentucky'],
-      causeOffsets: new Int32Array(7),
+      ids: events.map(([id]) => id),
+      seconds: Float64Array.from(events, ([, seconds]) => seconds),
+      nanos: new Int32Array(events.length),
+      place: Int32Array.from(events, ([, , place]) => place),
+      placeNames,
+      causeOffsets: new Int32Array(events.length + 1),
       causeTargets: new Int32Array(0),
       external: [],
     }),
   )!;
+}
+
+test('a search walks the one place that has all its words, else its rarest word kept to the places with all', () => {
+  // In time order: b (Bergen), d (Oslo, Kentucky), f, c, a (Oslo, Norway), e (Rome).
+  const index = genesisIndexOf(
+    ['oslo norway', 'bergen norway', 'rome italy', 'oslo kentucky'],
+    [['a', 5, 0], ['b', 1, 1], ['c', 4, 0], ['d', 2, 3], ['e', 6, 2], ['f', 3, 0]],
+  );
   const walked = (words: string[], driver: string | undefined) => {
     const walk = searchPositions(index, words, driver);
     return walk && { positions: walk.positions && [...walk.positions].map((position) => index.ids[position]), places: walk.places && 'some' };
@@ -184,18 +192,7 @@ test('a search walks the one place that has all its words, else its rarest word 
 });
 
 test('a search whose words several places share walks the rarest word, kept to those places', () => {
-  const index = runToEnd(
-    buildGenesisIndex({
-      ids: ['a', 'b', 'c', 'd'],
-      seconds: Float64Array.from([1, 2, 3, 4]),
-      nanos: new Int32Array(4),
-      place: Int32Array.from([0, 1, 2, 0]),
-      placeNames: ['york new', 'york new old', 'york old'],
-      causeOffsets: new Int32Array(5),
-      causeTargets: new Int32Array(0),
-      external: [],
-    }),
-  )!;
+  const index = genesisIndexOf(['york new', 'york new old', 'york old'], [['a', 1, 0], ['b', 2, 1], ['c', 3, 2], ['d', 4, 0]]);
   const walk = searchPositions(index, ['new', 'york'], 'new')!;
   assert.equal([...walk.positions!].map((position) => index.ids[position]), ['a', 'b', 'd']);
   assert.equal([walk.places!.has(0), walk.places!.has(1), walk.places!.has(2)], [true, true, false]);
@@ -204,19 +201,7 @@ test('a search whose words several places share walks the rarest word, kept to t
 test('when even the rarest word is at hundreds of places, the walk tests each place it meets instead', () => {
   // 300 places "york new", then one "york old"; one event at each.
   const placeNames = [...Array.from({ length: 300 }, () => 'york new'), 'york old'];
-  const count = placeNames.length;
-  const index = runToEnd(
-    buildGenesisIndex({
-      ids: Array.from({ length: count }, (_, i) => `e${String(i).padStart(3, '0')}`),
-      seconds: Float64Array.from({ length: count }, (_, i) => i),
-      nanos: new Int32Array(count),
-      place: Int32Array.from({ length: count }, (_, i) => i),
-      placeNames,
-      causeOffsets: new Int32Array(count + 1),
-      causeTargets: new Int32Array(0),
-      external: [],
-    }),
-  )!;
+  const index = genesisIndexOf(placeNames, placeNames.map((_, i) => [`e${String(i).padStart(3, '0')}`, i, i]));
   assert.is(placesWithAll(index, ['new', 'york']), undefined, 'not found up front');
   const walk = searchPositions(index, ['new', 'york'], 'new')!;
   assert.is(walk.positions!.length, 300);
