@@ -1,8 +1,9 @@
 /**
  * A level's search index of its genesis (bulk-loaded) events, in memory: every genesis event in
- * (time, event id) order, with a list of positions per location word. Built from the genesis snapshot,
- * which never changes until the next bulk load, so the index is immutable; versions written above genesis
- * are indexed apart (current-index.ts). Searches binary-search it instead of reading the store's index.
+ * (time, event id) order, with its positions per location word and per place, and the places of each word.
+ * Built from the genesis snapshot, which never changes until the next bulk load, so the index is immutable;
+ * versions written above genesis are indexed apart (current-index.ts). Searches binary-search it instead of
+ * reading the store's index.
  *
  * Times are compared as numbers, which is exact while seconds are within ±2^53 (285 million years): a
  * snapshot holding an instant beyond that gets no index, and the level is searched on the store's index.

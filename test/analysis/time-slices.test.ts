@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runInSlices, type Steps } from '../../src/analysis/time-slices.ts';
@@ -29,7 +30,6 @@ test('timers and I/O still run between slices', async () => {
   let readDoneAt: number | undefined;
   let step = 0;
   setTimeout(() => (timerFiredAt = step), 1);
-  const { readFile } = await import('node:fs/promises');
   void readFile(import.meta.filename).then(() => (readDoneAt = step));
   function* steps(): Steps<number> {
     const until = performance.now() + 200;
