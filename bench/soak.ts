@@ -48,10 +48,17 @@ const options = new Command()
 const durationS = options.seconds ?? (options.minutes ?? 1) * 60;
 const concurrency = Math.round(options.concurrency);
 const seed = Math.round(options.seed ?? Date.now() % 1_000_000);
-/** The first part of each process's life (JIT, caches filling) is left out of the memory and loop-delay figures. */
-const warmupS = Math.min(15, Math.max(3, durationS * 0.1));
-/** The memory windows compared within one process life: right after warm-up, and its last seconds. */
-const windowS = Math.min(10, Math.max(2, durationS * 0.05));
+/**
+ * The first part of each process's life (JIT, the heap growing to its working size, caches filling to their
+ * budgets) is left out of the memory and loop-delay figures: a tenth of the run, from 3 s to 5 minutes, because
+ * the heap and caches of a long run take minutes to settle and a short run has only seconds.
+ */
+const warmupS = Math.min(300, Math.max(3, durationS * 0.1));
+/**
+ * The memory windows compared within one process life: right after warm-up, and its last seconds. Long runs get
+ * longer windows (up to a minute), so that each median spans several collections of the heap's sawtooth.
+ */
+const windowS = Math.min(60, Math.max(2, durationS * 0.05));
 /** A life must hold warm-up and both windows for its memory to be judged, and the kills are spaced so that each does. */
 const minLifeS = warmupS + 2 * windowS + 1;
 /** A first guess of the time from a kill until the load resumes (restart, then read-back); the run then measures it. */
