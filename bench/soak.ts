@@ -712,7 +712,8 @@ async function paced(): Promise<void> {
   if (options.rate === undefined) return;
   const slot = Math.max(now(), nextSlot);
   nextSlot = slot + 1 / options.rate;
-  await sleep((slot - now()) * 1000);
+  const wait = slot - now();
+  if (wait > 0) await sleep(wait * 1000);
 }
 
 async function runWorker(worker: Worker): Promise<void> {
