@@ -8,16 +8,12 @@ import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import { checkManipulable, eventNotFound, newEventIdTaken, newEventRecord, planManipulation, planRevert } from '../domain/event-rules.ts';
 import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant } from '../time/index.ts';
-import { TimeSlicer, runInSlices } from '../analysis/time-slices.ts';
-import { builtGraphSteps, concatSnapshotSteps } from './causal-graph-builder.ts';
-import { CausalGraphCache } from './causal-graph-cache.ts';
-import { LiveCausalGraph } from './live-causal-graph.ts';
 import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } from './event-codec.ts';
-import { buildGenesisIndex, genesisIndexBytes, type GenesisIndex } from './genesis-index.ts';
+import { GenesisLevels } from './genesis-levels.ts';
 import { encodeTimeEntry } from './genesis-time-entry.ts';
-import { decodeSnapshotInSlices, emptySnapshot, encodeSnapshot, GenesisAccumulator, snapshotBytes, type GenesisSnapshot } from './genesis-snapshot.ts';
+import { encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
 import { checkId, newEventId, newTimelineId } from './ids.ts';
 import {
   chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
@@ -31,7 +27,7 @@ import { AnchorIndex, type AnchorChange } from './anchor-index.ts';
 import { FreshCheck } from './fresh-check.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from './page-cursor.ts';
 import { SearchPageCache } from './search-cache.ts';
-import { MeteredCache, type CacheCounts } from './metered-cache.ts';
+import type { CacheCounts } from './metered-cache.ts';
 import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from './timeline-registry.ts';
 import {
   type AnchorRecord, type BulkLoadOptions, type CausalGraphOptions, type CausalGraphRead, type EventRecord, type GenesisEvent,
@@ -39,6 +35,7 @@ import {
   type SearchQuery, type TimelineRecord, type TimelineStore,
 } from './types.ts';
 import { VersionIndex, visibleVersion, type VersionInfo } from './version-index.ts';
+import { TimelineGraphs } from './timeline-graphs.ts';
 import { VersionReader } from './version-reader.ts';
 import { WriterQueues } from './writer-queues.ts';
 
@@ -75,46 +72,10 @@ interface Change<T> {
   undo?: () => void;
 }
 
-/** A version of an event: where it lives. */
-interface Version {
-  level: number;
-  lsn: number;
-}
-
-const versionText = ({ level, lsn }: Version): string => `${level}:${lsn}`;
-
-/** A timeline's causal graph as kept between reads, with what it was brought up to. */
-interface TimelineGraph {
-  live: LiveCausalGraph;
-  /** The read chain it stands for: every level capped at the LSN applied so far. */
-  chain: ChainLink[];
-  /** The genesis snapshots it was built from: a bulk load replaces them. */
-  sources: readonly unknown[];
-  versions: VersionIndex;
-  /** The version of every event the graph holds a record of. */
-  known: Map<string, string>;
-  /** Event → the events created from it on the chain. */
-  successors: Map<string, Set<string>>;
-  readonly bytes: number;
-}
-
 const SNAPSHOT_CHUNK_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BULK_BATCH = 5000;
-const AWAIT_GENESIS_INDEX_BELOW = 100_000;
-/** Two 10^6-event genesis indexes. */
-const GENESIS_INDEX_BYTES = 160 * 1024 * 1024;
 const SEARCH_CACHE_BYTES = 32 * 1024 * 1024;
-/** Two 10^6-event snapshots. */
-const SNAPSHOT_CACHE_BYTES = 160 * 1024 * 1024;
 const EMPTY_NOTE = new Uint8Array();
-
-interface GenesisIndexEntry {
-  /** The level's bulk loads when it was built: another makes it stale. */
-  loads: number;
-  built: Promise<GenesisIndex | undefined>;
-  /** Once built (undefined also where the level's instants are beyond an index's range). */
-  index?: GenesisIndex;
-}
 
 const isoNow = (): string => formatInstant(nowInstant());
 
@@ -134,9 +95,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly committing = new Map<string, Set<Promise<unknown>>>();
   /** Versions built by writes whose batch is not yet durable, for the writes that build on them. */
   private readonly inFlight = new Map<string, EventRecord>();
-  private readonly snapshots = new MeteredCache<number, Promise<GenesisSnapshot>>('genesis_snapshot', SNAPSHOT_CACHE_BYTES);
-  private readonly graphs = new CausalGraphCache<TimelineGraph>();
-  private readonly genesisIndexes = new MeteredCache<number, GenesisIndexEntry>('genesis_index', GENESIS_INDEX_BYTES);
+  private readonly genesis: GenesisLevels;
+  private readonly graphs: TimelineGraphs;
   private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
   private readonly anchors = new AnchorIndex();
   private readonly searchCache: SearchPageCache;
@@ -156,6 +116,11 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     this.searchCache = new SearchPageCache(options.searchCacheBytes ?? SEARCH_CACHE_BYTES);
     this.log = log ?? new LocalCommitLog(kv);
     this.reader = new VersionReader(kv, options.versionCacheBytes);
+    this.genesis = new GenesisLevels(kv, (level) => this.registry.atLevel(level)?.record, {
+      indexes: options.genesisIndexes,
+      awaitIndexBelow: options.awaitGenesisIndexBelow,
+    });
+    this.graphs = new TimelineGraphs(kv, () => this.versions, this.genesis);
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -180,8 +145,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private async loadState(): Promise<number[]> {
     this.registry = new TimelineRegistry();
     this.versions = new VersionIndex();
-    this.snapshots.clear();
-    this.genesisIndexes.clear();
+    this.genesis.clear();
     this.anchors.clear();
     for (const [, value] of await this.kv.entries({ gte: tagKey(Tag.timeline), lt: prefixEnd(tagKey(Tag.timeline)) })) {
       this.registry.add(decodeRecord<StoredTimeline>(value));
@@ -361,6 +325,11 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   /** Changes whenever anything visible through the chain may have changed. */
+  /** The levels of the chain that hold a genesis (bulk-loaded events). */
+  private genesisLevels(chain: ChainLink[]): number[] {
+    return chain.filter(({ level }) => this.registry.hasGenesis(level)).map(({ level }) => level);
+  }
+
   private stamp(chain: ChainLink[]): string {
     return chain
       .map(({ level, cap }) => {
@@ -608,9 +577,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const fingerprint = queryFingerprint([timelineId, words, startHex, endHex]);
     const after = query.cursor ? decodeCursor(query.cursor, fingerprint) : undefined;
     if (startKey && endKey && Buffer.compare(startKey, endKey) > 0) return { events: [] };
-    const genesisLevels = chain.filter(({ level }) => this.registry.hasGenesis(level)).map(({ level }) => level);
-    await Promise.all(genesisLevels.map((level) => this.genesisIndexSoon(level)));
-    const indexes = new Map(genesisLevels.map((level) => [level, this.readyGenesisIndex(level)]));
+    const genesisLevels = this.genesisLevels(chain);
+    await Promise.all(genesisLevels.map((level) => this.genesis.indexSoon(level)));
+    const indexes = new Map(genesisLevels.map((level) => [level, this.genesis.readyIndex(level)]));
     const frequency = (word: string): number =>
       chain.reduce((sum, { level }) => {
         const index = indexes.get(level);
@@ -849,7 +818,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   ): Promise<number> {
     const { level, timeline_id: timelineId } = state.record;
     const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BULK_BATCH);
-    const existing = state.record.genesis_count > 0 ? await this.loadSnapshot(level) : undefined;
+    const existing = state.record.genesis_count > 0 ? await this.genesis.snapshot(level) : undefined;
     const accumulator = new GenesisAccumulator(existing);
     let ops: PutOp[] = [];
     let loaded = 0;
@@ -955,184 +924,26 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), []);
   }
 
-  private loadSnapshot(level: number): Promise<GenesisSnapshot> {
-    let snapshot = this.snapshots.get(level);
-    if (!snapshot) {
-      snapshot = (async () => {
-        const chunks = this.registry.atLevel(level)?.record.snapshot_chunks ?? 0;
-        if (chunks === 0) return emptySnapshot();
-        const parts = await this.kv.getMany(Array.from({ length: chunks }, (_, i) => chunkKey(level, i)));
-        if (parts.some((part) => !part)) throw new ApiError('data_loss', `genesis snapshot of level ${level} is incomplete`);
-        return decodeSnapshotInSlices(parts as Uint8Array[]);
-      })();
-      this.snapshots.setPending(level, snapshot, snapshot, snapshotBytes);
-    }
-    return snapshot;
-  }
-
   private forgetGenesis(level: number): void {
-    this.snapshots.delete(level);
-    this.genesisIndexes.delete(level);
+    this.genesis.forget(level);
     this.reader.forgetLevel(level);
   }
 
-  /**
-   * Starts building a genesis level's search index if none is held. Resolves when a search should go on:
-   * at once while a large index builds (the search reads the store's index meanwhile), after the build for
-   * a small one.
-   */
-  private genesisIndexSoon(level: number): Promise<void> | undefined {
-    const record = this.registry.atLevel(level)?.record;
-    if (this.options.genesisIndexes === false || !record || record.loading || record.genesis_count === 0) return undefined;
-    let entry = this.genesisIndexes.get(level);
-    if (!entry || entry.loads !== (record.genesis_loads ?? 0)) {
-      const built = this.loadSnapshot(level).then((snapshot) => runInSlices(buildGenesisIndex(snapshot)));
-      const building: GenesisIndexEntry = { loads: record.genesis_loads ?? 0, built };
-      // A build that fails is forgotten (setPending) and tried again by the next search; the store's index serves meanwhile.
-      built.then((index) => (building.index = index), () => undefined);
-      this.genesisIndexes.setPending(level, building, built, (index) => (index ? genesisIndexBytes(index) : 1));
-      entry = building;
-    }
-    if (entry.index || record.genesis_count >= (this.options.awaitGenesisIndexBelow ?? AWAIT_GENESIS_INDEX_BELOW)) return undefined;
-    return entry.built.then(
-      () => undefined,
-      () => undefined,
-    );
-  }
-
-  private readyGenesisIndex(level: number): GenesisIndex | undefined {
-    const entry = this.genesisIndexes.peek(level);
-    return entry && entry.loads === (this.registry.atLevel(level)?.record.genesis_loads ?? 0) ? entry.index : undefined;
-  }
-
   cacheCounts(): CacheCounts[] {
-    return [this.searchCache.counts(), this.graphs.counts(), this.snapshots.counts(), this.genesisIndexes.counts(), this.reader.counts()];
+    return [this.searchCache.counts(), this.graphs.counts(), ...this.genesis.counts(), this.reader.counts()];
   }
 
   // ---------------------------------------------------------------- causal graph
 
-  /**
-   * The graph of a timeline as it stands, kept up to date commit by commit (docs/performance.md, "The causal
-   * graph between writes"): a read applies to the timeline's graph the versions committed on its chain since
-   * the read before, a few per write, and builds it afresh (in slices of a few ms, the request thread serves
-   * others in between) only the first time, after a bulk load or a reload, or once a quarter of its nodes are
-   * gone. Views are shared by every reader (their arrays are in shared memory) and must not be modified. An
-   * overlay read applies the overlay to the same graph and takes it back. A reader calls `release` once done
-   * with the arrays, so that they can be reused for a later view.
-   */
+  /** The graph of a timeline as it stands (TimelineGraphs keeps it up to date commit by commit). */
   async readCausalGraph(timelineId: string, options: CausalGraphOptions = {}): Promise<CausalGraphRead> {
     await this.sync();
     const state = this.live(timelineId);
     const chain = this.readChain(state);
     const stamp = this.stamp(this.registry.chain(state));
     const revision = state.record.revision;
-    const genesisLevels = chain.filter(({ level }) => this.registry.hasGenesis(level)).map(({ level }) => level);
-    const entry = await this.graphs.update(timelineId, async (kept) =>
-      kept && (await this.updateGraph(kept, chain, genesisLevels)) ? kept : this.buildGraph(chain, genesisLevels),
-    );
-    const overlay = options.overlay ?? [];
-    const graph = overlay.length > 0 ? entry.live.overlaid(overlay) : entry.live.view();
-    const release = entry.live.hold(graph);
-    // A copy of the object (not of its arrays): the pool tells concurrent analyses apart by object.
-    return { graph: { ...graph }, revision, stamp, release };
-  }
-
-  private async buildGraph(chain: ChainLink[], genesisLevels: number[]): Promise<TimelineGraph> {
-    const sources = genesisLevels.map((level) => this.loadSnapshot(level));
-    const genesis = sources.length === 0 ? emptySnapshot() : await runInSlices(concatSnapshotSteps(await Promise.all(sources)));
-    const ids = new Set<string>();
-    const successors = new Map<string, Set<string>>();
-    for (const { level } of chain) {
-      for (const id of this.versions.eventIds(level) ?? []) ids.add(id);
-    }
-    const versions = await this.changedVersions(chain, ids);
-    for (const id of ids) this.noteSuccessors(chain, id, successors);
-    const records = await this.changedRecords(versions);
-    const built = await runInSlices(builtGraphSteps(genesis, records));
-    Object.freeze(built.graph.eventIds);
-    const live = await runInSlices(LiveCausalGraph.fromBuildSteps(built, genesis, records));
-    const known = new Map([...versions].map(([id, version]) => [id, versionText(version)]));
-    return { live, chain, sources, versions: this.versions, known, successors, get bytes() { return live.bytes; } };
-  }
-
-  /**
-   * Brings a kept graph up to `chain` with the versions committed on it since (what they change, not the
-   * timeline's size); false when the graph must be built again instead (a bulk load, a reload of memory).
-   */
-  private async updateGraph(kept: TimelineGraph, chain: ChainLink[], genesisLevels: number[]): Promise<boolean> {
-    if (kept.versions !== this.versions || kept.live.wantsRebuild) return false;
-    const sources = genesisLevels.map((level) => this.snapshots.peek(level));
-    if (sources.length !== kept.sources.length || sources.some((source, i) => source !== kept.sources[i])) return false;
-    if (chain.length !== kept.chain.length || chain.some(({ level, cap }, i) => level !== kept.chain[i]!.level || cap < kept.chain[i]!.cap)) {
-      return false;
-    }
-    const written = new Set<string>();
-    chain.forEach(({ level, cap }, i) => {
-      for (const id of this.versions.changedBetween(level, kept.chain[i]!.cap, cap)) written.add(id);
-    });
-    kept.chain = chain;
-    if (written.size === 0) return true;
-    for (const id of written) this.noteSuccessors(chain, id, kept.successors);
-    // Whether the chain sees an event's successor depends on the event's versions (ChainView.overridden).
-    const candidates = new Set(written);
-    for (const id of candidates) for (const successor of kept.successors.get(id) ?? []) candidates.add(successor);
-    const versions = await this.changedVersions(chain, candidates);
-    const changedNow = new Map<string, Version>();
-    for (const id of candidates) {
-      const version = versions.get(id);
-      // Seen at genesis again, or no more: never by a write (versions are only added); build afresh rather than guess.
-      if (!version) {
-        if (kept.known.has(id)) return false;
-        continue;
-      }
-      if (kept.known.get(id) !== versionText(version)) changedNow.set(id, version);
-    }
-    kept.live.apply(await this.changedRecords(changedNow));
-    for (const [id, version] of changedNow) kept.known.set(id, versionText(version));
-    return true;
-  }
-
-  /** Records which events the versions of `id` on the chain were created from. */
-  private noteSuccessors(chain: ChainLink[], id: string, successors: Map<string, Set<string>>): void {
-    for (const { level } of chain) {
-      for (const { supersedes } of this.versions.list(level, id) ?? []) {
-        if (supersedes === undefined) continue;
-        let known = successors.get(supersedes);
-        if (!known) successors.set(supersedes, (known = new Set()));
-        known.add(id);
-      }
-    }
-  }
-
-  /** Where the chain sees a version above genesis of each of `ids` (one seen at genesis, or hidden, is left out). */
-  private async changedVersions(chain: ChainLink[], ids: Iterable<string>): Promise<Map<string, Version>> {
-    const slicer = new TimeSlicer();
-    const view = new ChainView(this.versions, chain);
-    const versions = new Map<string, Version>();
-    let steps = 0;
-    for (const id of ids) {
-      if ((++steps & 1023) === 0 && slicer.due()) await slicer.pause();
-      const visible = view.visible(id);
-      if (!visible || visible.info.lsn === 0 || view.overridden(visible.depth, id, visible.info)) continue;
-      versions.set(id, { level: chain[visible.depth]!.level, lsn: visible.info.lsn });
-    }
-    return versions;
-  }
-
-  /** The records of those versions. */
-  private async changedRecords(versions: Map<string, Version>): Promise<Map<string, EventRecord>> {
-    const slicer = new TimeSlicer();
-    const toRead = [...versions];
-    const read = await this.kv.getMany(toRead.map(([id, { level, lsn }]) => versionKey(Tag.version, level, id, lsn)));
-    const changed = new Map<string, EventRecord>();
-    for (let i = 0; i < toRead.length; i++) {
-      if ((i & 255) === 255 && slicer.due()) await slicer.pause();
-      const [id, { lsn }] = toRead[i]!;
-      const bytes = read[i];
-      if (!bytes) throw new ApiError('data_loss', `version ${lsn} of event "${id}" is missing`);
-      changed.set(id, decodeRecord(bytes));
-    }
-    return changed;
+    const { graph, release } = await this.graphs.read(timelineId, chain, this.genesisLevels(chain), options.overlay ?? []);
+    return { graph, revision, stamp, release };
   }
 
   // ---------------------------------------------------------------- anchors

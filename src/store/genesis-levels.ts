@@ -1,0 +1,109 @@
+/**
+ * What memory keeps of each level's genesis (the events a bulk load wrote): its decoded snapshot and the search
+ * index built from it, each in a byte-bounded cache. A level's entries are forgotten when its genesis changes.
+ */
+import { ApiError } from '../domain/errors.ts';
+import { runInSlices } from '../analysis/time-slices.ts';
+import { buildGenesisIndex, genesisIndexBytes, type GenesisIndex } from './genesis-index.ts';
+import { decodeSnapshotInSlices, emptySnapshot, snapshotBytes, type GenesisSnapshot } from './genesis-snapshot.ts';
+import { chunkKey } from './keys.ts';
+import { MeteredCache, type CacheCounts } from './metered-cache.ts';
+import type { OrderedKeyValueStore } from './ordered-kv.ts';
+import type { StoredTimeline } from './timeline-registry.ts';
+
+export interface GenesisLevelsOptions {
+  /** False: no in-memory search indexes; searches read the store's index. */
+  indexes?: boolean;
+  /** A search waits for the index of a genesis of fewer events than this; above, it reads the store's index meanwhile. */
+  awaitIndexBelow?: number;
+}
+
+interface IndexEntry {
+  /** The level's bulk loads when it was built: another makes it stale. */
+  loads: number;
+  built: Promise<GenesisIndex | undefined>;
+  /** Once built (undefined also where the level's instants are beyond an index's range). */
+  index?: GenesisIndex;
+}
+
+const AWAIT_INDEX_BELOW = 100_000;
+/** Two 10^6-event snapshots. */
+const SNAPSHOT_CACHE_BYTES = 160 * 1024 * 1024;
+/** Two 10^6-event genesis indexes. */
+const INDEX_CACHE_BYTES = 160 * 1024 * 1024;
+
+export class GenesisLevels {
+  private readonly snapshots = new MeteredCache<number, Promise<GenesisSnapshot>>('genesis_snapshot', SNAPSHOT_CACHE_BYTES);
+  private readonly indexes = new MeteredCache<number, IndexEntry>('genesis_index', INDEX_CACHE_BYTES);
+
+  /** `recordAt`: the timeline record that owns a level now. */
+  constructor(
+    private readonly kv: OrderedKeyValueStore,
+    private readonly recordAt: (level: number) => StoredTimeline | undefined,
+    private readonly options: GenesisLevelsOptions = {},
+  ) {}
+
+  /** The level's genesis snapshot, read from its chunks the first time. */
+  snapshot(level: number): Promise<GenesisSnapshot> {
+    let snapshot = this.snapshots.get(level);
+    if (!snapshot) {
+      snapshot = (async () => {
+        const chunks = this.recordAt(level)?.snapshot_chunks ?? 0;
+        if (chunks === 0) return emptySnapshot();
+        const parts = await this.kv.getMany(Array.from({ length: chunks }, (_, i) => chunkKey(level, i)));
+        if (parts.some((part) => !part)) throw new ApiError('data_loss', `genesis snapshot of level ${level} is incomplete`);
+        return decodeSnapshotInSlices(parts as Uint8Array[]);
+      })();
+      this.snapshots.setPending(level, snapshot, snapshot, snapshotBytes);
+    }
+    return snapshot;
+  }
+
+  /** The snapshot held for the level, without reading one or counting a use. */
+  heldSnapshot(level: number): Promise<GenesisSnapshot> | undefined {
+    return this.snapshots.peek(level);
+  }
+
+  /**
+   * Starts building the level's search index if none is held. Resolves when a search should go on: at once
+   * while a large index builds (the search reads the store's index meanwhile), after the build for a small one.
+   */
+  indexSoon(level: number): Promise<void> | undefined {
+    const record = this.recordAt(level);
+    if (this.options.indexes === false || !record || record.loading || record.genesis_count === 0) return undefined;
+    let entry = this.indexes.get(level);
+    if (!entry || entry.loads !== (record.genesis_loads ?? 0)) {
+      const built = this.snapshot(level).then((snapshot) => runInSlices(buildGenesisIndex(snapshot)));
+      const building: IndexEntry = { loads: record.genesis_loads ?? 0, built };
+      // A build that fails is forgotten (setPending) and tried again by the next search; the store's index serves meanwhile.
+      built.then((index) => (building.index = index), () => undefined);
+      this.indexes.setPending(level, building, built, (index) => (index ? genesisIndexBytes(index) : 1));
+      entry = building;
+    }
+    if (entry.index || record.genesis_count >= (this.options.awaitIndexBelow ?? AWAIT_INDEX_BELOW)) return undefined;
+    return entry.built.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** The level's search index if one is built for its current genesis. */
+  readyIndex(level: number): GenesisIndex | undefined {
+    const entry = this.indexes.peek(level);
+    return entry && entry.loads === (this.recordAt(level)?.genesis_loads ?? 0) ? entry.index : undefined;
+  }
+
+  forget(level: number): void {
+    this.snapshots.delete(level);
+    this.indexes.delete(level);
+  }
+
+  clear(): void {
+    this.snapshots.clear();
+    this.indexes.clear();
+  }
+
+  counts(): CacheCounts[] {
+    return [this.snapshots.counts(), this.indexes.counts()];
+  }
+}
