@@ -1,0 +1,142 @@
+/** What the run's records add up to: each process life's figures, the run's totals, and the checks they are judged by. */
+import { percentile } from '../lib/report.ts';
+import type { Tally } from './counting.ts';
+import { FACES } from './faces.ts';
+import type { Life } from './lives.ts';
+import type { RunState } from './run-state.ts';
+import type { Sample } from './sampler.ts';
+
+const RSS_GROWTH_LIMIT = 0.1;
+/** prom-client samples the loop every 10 ms, so an idle loop reads 10 ms; the project's target is 20 ms p99. */
+const LOOP_P99_LIMIT_MS = 20;
+export const LOOP_WINDOW_SHARE = 0.9;
+
+export const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+export const mib = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(1));
+export const msText = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(1));
+
+export interface LifeFigures {
+  life: Life;
+  warmRss?: number;
+  finalRss?: number;
+  growth?: number;
+  warmCache?: number;
+  finalCache?: number;
+  warmHeap?: number;
+  finalHeap?: number;
+  warmHeapTotal?: number;
+  finalHeapTotal?: number;
+  warmExternal?: number;
+  finalExternal?: number;
+  loop: number[];
+  /** Per second after warm-up: ms the request thread ran, and ms it waited for a CPU. */
+  mainRun: number[];
+  mainWait: number[];
+}
+
+/** The warm-up left out of each life's figures, and the length of the memory windows compared after it. */
+export interface Windows {
+  warmupS: number;
+  windowS: number;
+}
+
+export interface Check {
+  name: string;
+  rule: string;
+  measured: string;
+  met: boolean;
+}
+
+/** Each process life's memory and loop-delay figures, after its warm-up; a life too short to hold both windows is not judged. */
+function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: Windows): LifeFigures[] {
+  return lives.map((l) => {
+    const mine = samples.filter((s) => s.life === l.index);
+    const end = l.endedAt ?? now();
+    const judged = end - l.loadFrom >= warmupS + 2 * windowS;
+    const warm = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.at < l.loadFrom + warmupS + windowS).map((s) => s.rssMiB);
+    const final = mine.filter((s) => s.at >= end - windowS).map((s) => s.rssMiB);
+    const within = (pick: (s: Sample) => number | undefined, from: number, to: number) =>
+      mine.filter((s) => s.at >= from && s.at < to && pick(s) !== undefined).map((s) => pick(s)!);
+    const warmWindow = (pick: (s: Sample) => number | undefined) => {
+      const values = within(pick, l.loadFrom + warmupS, l.loadFrom + warmupS + windowS);
+      return judged && values.length ? median(values) : undefined;
+    };
+    const finalWindow = (pick: (s: Sample) => number | undefined) => {
+      const values = within(pick, end - windowS, Infinity);
+      return judged && values.length ? median(values) : undefined;
+    };
+    const warmRss = judged && warm.length ? median(warm) : undefined;
+    const finalRss = judged && final.length ? median(final) : undefined;
+    const loop = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
+    const mainRun = within((s) => s.mainRunMs, l.loadFrom + warmupS, Infinity);
+    const mainWait = within((s) => s.mainWaitMs, l.loadFrom + warmupS, Infinity);
+    return {
+      life: l,
+      warmRss,
+      finalRss,
+      growth: warmRss && finalRss ? finalRss / warmRss - 1 : undefined,
+      warmCache: warmWindow((s) => s.cacheMiB),
+      finalCache: finalWindow((s) => s.cacheMiB),
+      warmHeap: warmWindow((s) => s.heapMiB),
+      finalHeap: finalWindow((s) => s.heapMiB),
+      warmHeapTotal: warmWindow((s) => s.heapTotalMiB),
+      finalHeapTotal: finalWindow((s) => s.heapTotalMiB),
+      warmExternal: warmWindow((s) => s.externalMiB),
+      finalExternal: finalWindow((s) => s.externalMiB),
+      loop,
+      mainRun,
+      mainWait,
+    };
+  });
+}
+
+/** A tally's count summed over every face and kind, or over the keys ("REST search") the filter keeps. */
+export const sum = (tallies: Map<string, Tally>, pick: (t: Tally) => number, filter: (key: string) => boolean = () => true) =>
+  [...tallies.entries()].filter(([key]) => filter(key)).reduce((n, [, t]) => n + pick(t), 0);
+
+export function soakFigures(run: RunState, fatal: string | undefined, windows: Windows) {
+  const { lives, samples, tallies, ledger, kills } = run;
+  const { warmupS, windowS } = windows;
+  const lifeFigures = lifeFiguresOf(run, windows);
+  const allLoop = lifeFigures.flatMap((f) => f.loop).sort((a, b) => a - b);
+  const loopMedian = percentile(allLoop, 50);
+  const loopShare = percentile(allLoop, LOOP_WINDOW_SHARE * 100);
+  const loopMax = allLoop.at(-1);
+  const judgedLives = lifeFigures.filter((f) => f.growth !== undefined);
+  const worstGrowth = judgedLives.length ? Math.max(...judgedLives.map((f) => f.growth!)) : undefined;
+
+  const requests = sum(tallies, (t) => t.requests);
+  const faceTotals = FACES.map((face) => sum(tallies, (t) => t.requests, (key) => key.startsWith(`${face} `)));
+  const serverErrors = sum(tallies, (t) => t.serverErrors);
+  const clientErrors = sum(tallies, (t) => t.clientErrors);
+  const shed = sum(tallies, (t) => t.shed);
+  const inFlightAtKill = sum(tallies, (t) => t.inFlightAtKill);
+  const refused = sum(tallies, (t) => t.refusedWhileRestarting);
+  const acknowledgedWrites = ledger.manipulations + ledger.reverts + ledger.branchesCreated + ledger.branchesDeleted + ledger.anchors.length;
+  const restarts = kills.length;
+  const firstWarm = lifeFigures.find((f) => f.warmRss !== undefined)?.warmRss ?? samples[0]?.rssMiB;
+  const lastFinal = [...lifeFigures].reverse().find((f) => f.finalRss !== undefined)?.finalRss ?? samples.at(-1)?.rssMiB;
+
+  const checks: Check[] = [
+    { name: 'the run completed', rule: 'every restart came up; every read-back could read', measured: fatal ? fatal.split('\n')[0]! : 'yes', met: !fatal },
+    { name: 'at least one kill -9 and restart', rule: '≥ 1', measured: String(restarts), met: restarts >= 1 },
+    { name: 'acknowledged writes lost', rule: '0', measured: String(ledger.lost.length), met: ledger.lost.length === 0 },
+    { name: '5xx (or no answer) outside restarts', rule: '0', measured: String(serverErrors), met: serverErrors === 0 },
+    { name: '4xx (every request sent is valid)', rule: '0', measured: String(clientErrors), met: clientErrors === 0 },
+    {
+      name: 'RSS growth after warm-up, per process life',
+      rule: `median RSS of the last ${windowS.toFixed(0)} s of each life ≤ 1.10 × the median of the ${windowS.toFixed(0)} s after its first ${warmupS.toFixed(0)} s`,
+      measured: worstGrowth === undefined ? 'no life long enough' : `worst ${(worstGrowth * 100).toFixed(1)} % (${judgedLives.length} of ${lives.length} lives judged)`,
+      met: worstGrowth !== undefined && worstGrowth <= RSS_GROWTH_LIMIT,
+    },
+    {
+      name: 'event-loop delay p99',
+      rule: `in ${LOOP_WINDOW_SHARE * 100} % of the 1-s windows after warm-up, p99 ≤ ${LOOP_P99_LIMIT_MS} ms (10 ms of it is the sampling interval)`,
+      measured: `${msText(loopShare)} ms in ${LOOP_WINDOW_SHARE * 100} % of windows; median ${msText(loopMedian)} ms, worst ${msText(loopMax)} ms`,
+      met: allLoop.length > 0 && loopShare <= LOOP_P99_LIMIT_MS,
+    },
+  ];
+  const passed = checks.every((c) => c.met);
+  return { lifeFigures, loopMedian, loopShare, loopMax, worstGrowth, requests, faceTotals, serverErrors, clientErrors, shed, inFlightAtKill, refused, acknowledgedWrites, restarts, firstWarm, lastFinal, checks, passed };
+}
+export type SoakFigures = ReturnType<typeof soakFigures>;
