@@ -11,6 +11,7 @@ import { BackupFileError, readBackupFrom, verifyBackup, type BackupTrailer } fro
 import { compareWithBackup, isEmptyStore, loadBackup, writeBackup } from '../store/backup.ts';
 import { openStorage, StoreOpenError, type Storage, type StorageOptions } from '../store/storage.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
+import { dropStagingSchema, prepareStagingSchema, stagingSchemaName, swapIn, targetClocks, TargetChangedError } from '../store/postgres/staging-schema.ts';
 
 /** An expected failure: one line naming the cause and the fix, exit code 1, no stack trace. */
 class Refusal extends Error {}
@@ -245,6 +246,55 @@ async function assertNewFolder(dir: string): Promise<void> {
   if ((await readdir(dir)).length > 0) throw new Refusal(`the target folder ${dir} is not empty; restore into a new or empty folder (nothing was written)`);
 }
 
+/** Where a restore loads before the target has it: `spec` opens it, `putInPlace` makes it the target, `discard` drops it. */
+interface Staging {
+  spec: StorageOptions;
+  putInPlace(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/** A LevelDB restore loads into a folder beside the target and renames it into place. */
+async function stageFolder(dataDir: string): Promise<Staging> {
+  const target = resolve(dataDir);
+  const folder = join(dirname(target), `.${basename(target)}.restoring-${process.pid}`);
+  await mkdir(dirname(folder), { recursive: true });
+  return {
+    spec: { dataDir: folder, create: true },
+    async putInPlace() {
+      if (await stat(target).catch(() => undefined)) await rmdir(target);
+      await rename(folder, target);
+    },
+    discard: () => rm(folder, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * A PostgreSQL restore checks that the target is empty, notes its clocks, loads into a schema of its own and swaps
+ * it in once nothing has written to the target meanwhile. A user without the right to create a schema loads into
+ * the target itself.
+ */
+async function stageSchema(databaseUrl: string, where: string, say: (line: string) => void): Promise<Staging> {
+  const direct: StorageOptions = { dataDir: '', databaseUrl };
+  const target = await openForCommand(direct, where, 'stop the service first');
+  try {
+    if (!(await isEmptyStore(target))) throw new Refusal(`the database ${where} is not empty; restore into a new, empty database (nothing was written)`);
+  } finally {
+    await target.close();
+  }
+  const expected = await targetClocks(databaseUrl);
+  const schema = stagingSchemaName(process.pid);
+  if (!(await prepareStagingSchema(databaseUrl, schema))) {
+    say(`this database user may not create a schema, so the backup loads into ${where} itself: if the load fails part way, drop and recreate the database before trying again`);
+    return { spec: direct, putInPlace: async () => undefined, discard: async () => undefined };
+  }
+  return {
+    spec: { ...direct, databaseSchema: schema },
+    putInPlace: () => swapIn(databaseUrl, schema, expected),
+    // The database may be what failed: a schema left behind is dropped by the next restore.
+    discard: () => dropStagingSchema(databaseUrl, schema).catch(() => undefined),
+  };
+}
+
 async function runRestore(file: string, options: RestoreOptions): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   if (!!options.dataDir === !!options.databaseUrl) throw new Refusal('give where to restore: --data-dir <new folder> or --database-url <empty database>');
@@ -274,18 +324,15 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
     if (started) verifyBar?.stop();
   }
 
-  // 2. Load: LevelDB into a staging folder beside the target, renamed into place once checked; PostgreSQL
-  // into the empty database itself.
-  const staging = options.dataDir ? join(dirname(resolve(options.dataDir)), `.${basename(resolve(options.dataDir))}.restoring-${process.pid}`) : undefined;
-  const spec: StorageOptions = staging ? { dataDir: staging, create: true } : { dataDir: '', databaseUrl: options.databaseUrl! };
+  // 2. Load into a staging copy beside the target, checked there and then put in place whole: for LevelDB a
+  // folder beside it, renamed; for PostgreSQL a schema in the same database, swapped in in one transaction.
+  const staging = options.dataDir
+    ? await stageFolder(options.dataDir)
+    : await stageSchema(options.databaseUrl!, where, (line) => say(line));
   let restoredEvents = 0;
-  if (staging) await mkdir(dirname(staging), { recursive: true });
   try {
-    const target = await openForCommand(spec, where, 'stop the service first');
+    const target = await openForCommand(staging.spec, where, 'stop the service first');
     try {
-      if (!staging && !(await isEmptyStore(target))) {
-        throw new Refusal(`the database ${where} is not empty; restore into a new, empty database (nothing was written)`);
-      }
       say(`restoring ${file} (made ${checked.header.created_at} from ${checked.header.source}) into ${where}`);
       const bar = progressBar(options.progress, 'restore', 'entries');
       bar?.start(Math.max(1, checked.header.entries), 0);
@@ -302,7 +349,7 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
     }
     // 3. Read it back: counts and a checksum per timeline, as the backup recorded them.
     say('verifying: counts and a checksum per timeline');
-    const reopened = await openForCommand(spec, where, 'stop the service first');
+    const reopened = await openForCommand(staging.spec, where, 'stop the service first');
     try {
       const differences = await compareWithBackup(reopened, checked.trailer);
       if (differences.length > 0) throw new Error(`the restored store differs from the backup: ${differences.join('; ')}`);
@@ -310,13 +357,10 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
     } finally {
       await reopened.close();
     }
-    if (staging) {
-      const target = resolve(options.dataDir!);
-      if (await stat(target).catch(() => undefined)) await rmdir(target);
-      await rename(staging, target);
-    }
+    await staging.putInPlace();
   } catch (error) {
-    if (staging) await rm(staging, { recursive: true, force: true });
+    await staging.discard();
+    if (error instanceof TargetChangedError) throw new Refusal(`${error.message}; nothing was restored: stop what writes to ${where} and restore into an empty database`);
     throw error;
   }
   const seconds = (performance.now() - began) / 1000;
@@ -372,8 +416,9 @@ The whole file is checked first (its first line, every record, counts, the per-t
 SHA-256); a missing, foreign, truncated or damaged file is refused before anything is written. A LevelDB
 restore loads into a temporary folder beside --data-dir and renames it into place only once it has been
 read back and matched the backup (counts and a checksum per timeline), so the target appears whole or not
-at all. A PostgreSQL restore loads into the empty database itself: if it fails part way (the database
-went away), drop and recreate the database before trying again. Start the service on the target after.`,
+at all. A PostgreSQL restore does the same in a schema of its own (tms_restoring_<pid>) in the target
+database, and swaps its tables in with one transaction (a user who may not create a schema loads into the
+target itself). Start the service on the target after.`,
     )
     .action((file: string, options: RestoreOptions, command: Command) => runRestore(file, options).catch(fail(command)));
 }

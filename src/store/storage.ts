@@ -51,6 +51,8 @@ export interface StorageOptions {
   dataDir: string;
   /** PostgreSQL instead of LevelDB: the node then keeps nothing on its local disk. */
   databaseUrl?: string;
+  /** The PostgreSQL schema of the store's tables (default `public`; `tms restore` stages a backup in another). */
+  databaseSchema?: string;
   /** Make the folder when it does not exist (the server does; the account tools do not). */
   create?: boolean;
   /** The owner of `primary` when the store creates it (`''`, the default: no account; everyone reads it, admins change it). */
@@ -60,6 +62,6 @@ export interface StorageOptions {
 }
 
 export function openStorage(options: StorageOptions): Promise<Storage> {
-  if (options.databaseUrl) return openPostgresStorage({ ...options, url: options.databaseUrl });
+  if (options.databaseUrl) return openPostgresStorage({ ...options, url: options.databaseUrl, schema: options.databaseSchema });
   return openLevelStorage(options);
 }

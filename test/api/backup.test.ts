@@ -9,12 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkTimelines } from '../../src/store/copy-store.ts';
+import { checkTimelines, isEmptyStore } from '../../src/store/copy-store.ts';
 import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
 import { ADMIN_KEY, call, startTestServer } from '../support/server.ts';
 import { BackupFileError, verifyBackup } from '../../src/store/backup-format.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
-import { createDatabase, dropDatabase } from '../support/postgres.ts';
+import { createDatabase, dropDatabase, startRelay, withClient } from '../support/postgres.ts';
+import { eventually } from '../support/eventually.ts';
 import { refusal, tms, withStorage } from '../support/cli.ts';
 
 // ------------------------------------------------------------------ refusals
@@ -210,12 +211,103 @@ if (TEST_DATABASE_URL) {
       assert.is(run.code, 0, run.stderr);
       const onPostgres = await withStorage({ dataDir: '', databaseUrl }, (storage) => checkTimelines(storage.timelines));
       assert.equal(onPostgres, await withStorage({ dataDir: join(dir, 'small') }, (storage) => checkTimelines(storage.timelines)));
+      assert.equal(await stagingSchemas(databaseUrl), [], 'the staging schema is gone once swapped in');
     } finally {
       await dropDatabase(adminUrl, databaseUrl);
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  test('a PostgreSQL restore cut off part way leaves the database as it was; the next restore succeeds', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tms-restore-cut-'));
+    const databaseUrl = await createDatabase(adminUrl);
+    const relay = await startRelay(databaseUrl);
+    try {
+      const file = await smallBackup(dir);
+      const running = tms(['restore', file, '--database-url', relay.url, '--no-progress']);
+      await eventually('the staging schema to hold part of the backup', async () => (await stagedEntries(databaseUrl)) > 0, 60_000);
+      await relay.cut();
+      const cut = await running;
+      assert.match(refusal(cut), /^error: /);
+      const staged = await stagedEntries(databaseUrl);
+      assert.ok(staged > 0, 'the staged copy, cut off from its database, stayed behind');
+      assert.ok(await withStorage({ dataDir: '', databaseUrl }, isEmptyStore), 'the target holds nothing of the backup');
+
+      await relay.mend();
+      const again = await tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
+      assert.is(again.code, 0, again.stderr);
+      const onPostgres = await withStorage({ dataDir: '', databaseUrl }, (storage) => checkTimelines(storage.timelines));
+      assert.equal(onPostgres, await withStorage({ dataDir: join(dir, 'small') }, (storage) => checkTimelines(storage.timelines)));
+      assert.equal(await stagingSchemas(databaseUrl), [], 'what the cut restore left was dropped');
+    } finally {
+      await relay.close();
+      await dropDatabase(adminUrl, databaseUrl);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a PostgreSQL restore is refused, and the target left as it was, when something writes to the target while it loads', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tms-restore-race-'));
+    const databaseUrl = await createDatabase(adminUrl);
+    try {
+      const file = await smallBackup(dir);
+      const running = tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
+      await eventually('the staging schema to hold part of the backup', async () => (await stagedEntries(databaseUrl)) > 0, 60_000);
+      await withStorage({ dataDir: '', databaseUrl }, (storage) =>
+        storage.timelines.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: 'written meanwhile', variation: '', owner: '' }),
+      );
+      const raced = await running;
+      assert.match(refusal(raced), /^error: the target changed while the backup loaded \(its clocks moved from .* to .*\); nothing was restored: stop what writes to .* and restore into an empty database$/);
+      const left = await withStorage({ dataDir: '', databaseUrl }, (storage) => storage.timelines.listTimelines());
+      assert.equal(left.map((timeline) => timeline.description).sort(), ['The main timeline', 'written meanwhile'].sort(), 'the target as the other writer left it');
+      assert.equal(await stagingSchemas(databaseUrl), [], 'the staged copy dropped');
+    } finally {
+      await dropDatabase(adminUrl, databaseUrl);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a database user who may not create a schema restores into the target itself, and is told so', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tms-restore-limited-'));
+    const databaseUrl = await createDatabase(adminUrl);
+    const role = `tms_limited_${process.pid}`;
+    try {
+      await withClient(databaseUrl, async (client) => {
+        await client.query(`CREATE ROLE ${role} LOGIN PASSWORD 'limited'`);
+        await client.query(`GRANT CONNECT ON DATABASE ${new URL(databaseUrl).pathname.slice(1)} TO ${role}`);
+        await client.query(`GRANT USAGE, CREATE ON SCHEMA public TO ${role}`);
+      });
+      const limitedUrl = new URL(databaseUrl);
+      limitedUrl.username = role;
+      limitedUrl.password = 'limited';
+      const file = await smallBackup(dir);
+      const run = await tms(['restore', file, '--database-url', limitedUrl.toString(), '--no-progress']);
+      assert.is(run.code, 0, run.stderr);
+      assert.match(run.stderr, /this database user may not create a schema, so the backup loads into .* itself: if the load fails part way, drop and recreate the database before trying again/);
+      const onPostgres = await withStorage({ dataDir: '', databaseUrl }, (storage) => checkTimelines(storage.timelines));
+      assert.equal(onPostgres, await withStorage({ dataDir: join(dir, 'small') }, (storage) => checkTimelines(storage.timelines)));
+    } finally {
+      await dropDatabase(adminUrl, databaseUrl);
+      await withClient(adminUrl, (client) => client.query(`DROP ROLE IF EXISTS ${role}`));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 }
+
+/** The schemas a PostgreSQL restore stages in that are still there. */
+const stagingSchemas = (databaseUrl: string): Promise<string[]> =>
+  withClient(databaseUrl, async (client) => (await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, 'tms_restoring_')`)).rows.map((row) => row.name));
+
+/** Entries loaded so far into the staging schemas. */
+const stagedEntries = (databaseUrl: string): Promise<number> =>
+  withClient(databaseUrl, async (client) => {
+    let entries = 0;
+    for (const schema of await stagingSchemas(databaseUrl)) {
+      const counted = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${schema}.timeline_kv`).catch(() => undefined);
+      entries += Number(counted?.rows[0]?.n ?? 0);
+    }
+    return entries;
+  });
 
 test('tms backup --data-dir refuses a folder the running service holds, and names --url', async () => {
   const server = await startTestServer();
