@@ -11,6 +11,7 @@ import { call, startTestServer, type TestServer } from '../support/server.ts';
 import { grpcCall } from '../support/grpc.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, dropDatabase, startRelay } from '../support/postgres.ts';
+import { eventually } from '../support/eventually.ts';
 
 const setting = suite('TMS_DATABASE_URL');
 
@@ -30,14 +31,6 @@ setting('anything but a postgres:// URL is an invalid setting that names the var
 setting.run();
 
 const exists = (path: string) => access(path).then(() => true, () => false);
-
-async function eventually(what: string, check: () => Promise<boolean>, withinMs = 10_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.unreachable(`${what} within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 if (TEST_DATABASE_URL) {
   const adminUrl = TEST_DATABASE_URL;

@@ -12,7 +12,8 @@ import {
 import type { HealthCheckResponse } from '../../src/gen/grpc/health/v1/health_pb.ts';
 import { HealthState, registerHealth } from '../../src/server/grpc-infra/health.ts';
 import { startHarness } from './grpc-harness.ts';
-import { eventually, isServiceError, reader, serverStream, unary } from '../support/grpc.ts';
+import { eventually } from '../support/eventually.ts';
+import { isServiceError, reader, serverStream, unary } from '../support/grpc.ts';
 import type { Harness } from './grpc-harness.ts';
 
 const health = suite<{ harness: Harness; state: HealthState }>('grpc.health.v1 over a real h2c server');
@@ -102,7 +103,7 @@ health('Watch sends the current status, then each change, and stops when the cli
   assert.is((await messages.next()).status, Serving.SERVING);
 
   call.cancel();
-  await eventually(() => state.watcherCount === 0, 'the server to drop the watcher after the client cancelled');
+  await eventually('the server to drop the watcher after the client cancelled', () => state.watcherCount === 0);
 });
 
 health('Watch of an unknown service says SERVICE_UNKNOWN, then reports it once it is known', async ({ harness, state }) => {
@@ -111,7 +112,7 @@ health('Watch of an unknown service says SERVICE_UNKNOWN, then reports it once i
   state.setStatus('tms.v1.TimelineService', 'SERVING');
   assert.is((await messages.next()).status, Serving.SERVING);
   call.cancel();
-  await eventually(() => state.watcherCount === 0, 'the watcher to end');
+  await eventually('the watcher to end', () => state.watcherCount === 0);
 });
 
 health('shutdown turns everything NOT_SERVING, tells watchers, and ignores later changes', async ({ harness, state }) => {
@@ -124,7 +125,7 @@ health('shutdown turns everything NOT_SERVING, tells watchers, and ignores later
   assert.is((await check(harness, '')).status, Serving.NOT_SERVING);
   assert.is((await check(harness, 'tms.v1.EventService')).status, Serving.NOT_SERVING);
   call.cancel();
-  await eventually(() => state.watcherCount === 0, 'the watcher to end');
+  await eventually('the watcher to end', () => state.watcherCount === 0);
 });
 
 health.run();

@@ -74,14 +74,6 @@ export function isServiceError(error: unknown): error is ServiceError {
   return error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number';
 }
 
-export async function eventually(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** Metadata carrying `Authorization: Bearer <key>` (none for null). */
 export function authorizedBy(key: string | null): Metadata {
   const metadata = new Metadata();
