@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -8,13 +8,9 @@ import { pipeline } from 'node:stream/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { BackupFileError, readBackupFrom, verifyBackup, type BackupTrailer } from '../store/backup-format.ts';
-import { compareWithBackup, isEmptyStore, loadBackup, writeBackup } from '../store/backup.ts';
-import { openStorage, StoreOpenError, type Storage, type StorageOptions } from '../store/storage.ts';
+import { compareWithBackup, loadBackup, writeBackup } from '../store/backup.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
-import { dropStagingSchema, prepareStagingSchema, stagingSchemaName, swapIn, targetClocks, TargetChangedError } from '../store/postgres/staging-schema.ts';
-
-/** An expected failure: one line naming the cause and the fix, exit code 1, no stack trace. */
-class Refusal extends Error {}
+import { assertNewFolder, openForCommand, Refusal, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 
 const BACKUP_PATH = '/v1/admin/backup';
 
@@ -37,19 +33,6 @@ function explainFileError(error: BackupFileError, afterwards: string): string {
       return `${error.message}; use that version of tms or a newer one (${afterwards})`;
     case 'damaged':
       return `${error.message}; ${afterwards}: use another copy of the backup, or make a new one`;
-  }
-}
-
-/** Opening a store for the commands, with the folder-locked case said plainly. */
-async function openForCommand(options: StorageOptions, where: string, whenLocked: string): Promise<Storage> {
-  try {
-    return await openStorage({ ...options, primaryOwner: '' });
-  } catch (error) {
-    if (error instanceof StoreOpenError) throw new Refusal(error.message);
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') throw new Refusal(`the data folder ${where} is in use by a running tms (its LevelDB lock is held); ${whenLocked}`);
-    if ((error as { code?: string }).code === 'LEVEL_DATABASE_NOT_OPEN') throw new Refusal(`cannot open the store in ${where} (${cause?.message ?? (error as Error).message})`);
-    throw error;
   }
 }
 
@@ -238,69 +221,14 @@ interface RestoreOptions {
   progress: boolean;
 }
 
-/** A LevelDB target: a folder that does not exist yet, or an empty one. */
-async function assertNewFolder(dir: string): Promise<void> {
-  const found = await stat(dir).catch(() => undefined);
-  if (!found) return;
-  if (!found.isDirectory()) throw new Refusal(`${dir} is a file, not a folder; give a new or empty folder with --data-dir`);
-  if ((await readdir(dir)).length > 0) throw new Refusal(`the target folder ${dir} is not empty; restore into a new or empty folder (nothing was written)`);
-}
-
-/** Where a restore loads before the target has it: `spec` opens it, `putInPlace` makes it the target, `discard` drops it. */
-interface Staging {
-  spec: StorageOptions;
-  putInPlace(): Promise<void>;
-  discard(): Promise<void>;
-}
-
-/** A LevelDB restore loads into a folder beside the target and renames it into place. */
-async function stageFolder(dataDir: string): Promise<Staging> {
-  const target = resolve(dataDir);
-  const folder = join(dirname(target), `.${basename(target)}.restoring-${process.pid}`);
-  await mkdir(dirname(folder), { recursive: true });
-  return {
-    spec: { dataDir: folder, create: true },
-    async putInPlace() {
-      if (await stat(target).catch(() => undefined)) await rmdir(target);
-      await rename(folder, target);
-    },
-    discard: () => rm(folder, { recursive: true, force: true }),
-  };
-}
-
-/**
- * A PostgreSQL restore checks that the target is empty, notes its clocks, loads into a schema of its own and swaps
- * it in once nothing has written to the target meanwhile. A user without the right to create a schema loads into
- * the target itself.
- */
-async function stageSchema(databaseUrl: string, where: string, say: (line: string) => void): Promise<Staging> {
-  const direct: StorageOptions = { dataDir: '', databaseUrl };
-  const target = await openForCommand(direct, where, 'stop the service first');
-  try {
-    if (!(await isEmptyStore(target))) throw new Refusal(`the database ${where} is not empty; restore into a new, empty database (nothing was written)`);
-  } finally {
-    await target.close();
-  }
-  const expected = await targetClocks(databaseUrl);
-  const schema = stagingSchemaName(process.pid);
-  if (!(await prepareStagingSchema(databaseUrl, schema))) {
-    say(`this database user may not create a schema, so the backup loads into ${where} itself: if the load fails part way, drop and recreate the database before trying again`);
-    return { spec: direct, putInPlace: async () => undefined, discard: async () => undefined };
-  }
-  return {
-    spec: { ...direct, databaseSchema: schema },
-    putInPlace: () => swapIn(databaseUrl, schema, expected),
-    // The database may be what failed: a schema left behind is dropped by the next restore.
-    discard: () => dropStagingSchema(databaseUrl, schema).catch(() => undefined),
-  };
-}
+const RESTORE: StagedWrite = { verb: 'restore', undone: 'nothing was restored', folderFlag: '--data-dir' };
 
 async function runRestore(file: string, options: RestoreOptions): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   if (!!options.dataDir === !!options.databaseUrl) throw new Refusal('give where to restore: --data-dir <new folder> or --database-url <empty database>');
   const began = performance.now();
   const where = options.databaseUrl ? describeUrl(options.databaseUrl) : options.dataDir!;
-  if (options.dataDir) await assertNewFolder(options.dataDir);
+  if (options.dataDir) await assertNewFolder(options.dataDir, RESTORE);
 
   // 1. The whole file, checked, before anything is opened or written.
   const verifyBar = progressBar(options.progress, 'check', 'entries');
@@ -326,9 +254,7 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
 
   // 2. Load into a staging copy beside the target, checked there and then put in place whole: for LevelDB a
   // folder beside it, renamed; for PostgreSQL a schema in the same database, swapped in in one transaction.
-  const staging = options.dataDir
-    ? await stageFolder(options.dataDir)
-    : await stageSchema(options.databaseUrl!, where, (line) => say(line));
+  const staging = options.dataDir ? await stageFolder(options.dataDir, RESTORE) : await stageSchema(options.databaseUrl!, where, RESTORE, say);
   let restoredEvents = 0;
   try {
     const target = await openForCommand(staging.spec, where, 'stop the service first');
@@ -360,7 +286,6 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
     await staging.putInPlace();
   } catch (error) {
     await staging.discard();
-    if (error instanceof TargetChangedError) throw new Refusal(`${error.message}; nothing was restored: stop what writes to ${where} and restore into an empty database`);
     throw error;
   }
   const seconds = (performance.now() - began) / 1000;
@@ -416,7 +341,7 @@ The whole file is checked first (its first line, every record, counts, the per-t
 SHA-256); a missing, foreign, truncated or damaged file is refused before anything is written. A LevelDB
 restore loads into a temporary folder beside --data-dir and renames it into place only once it has been
 read back and matched the backup (counts and a checksum per timeline), so the target appears whole or not
-at all. A PostgreSQL restore does the same in a schema of its own (tms_restoring_<pid>) in the target
+at all. A PostgreSQL restore does the same in a schema of its own (tms_staging_<pid>) in the target
 database, and swaps its tables in with one transaction (a user who may not create a schema loads into the
 target itself). Start the service on the target after.`,
     )

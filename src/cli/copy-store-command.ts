@@ -1,12 +1,15 @@
 import { Presets, SingleBar } from 'cli-progress';
 import { Command } from 'commander';
-import { checkTimelines, copyStore } from '../store/copy-store.ts';
-import { openStorage, type StorageOptions } from '../store/storage.ts';
+import { checkTimelines, copyStore, type CopyReport } from '../store/copy-store.ts';
+import { openStorage, type Storage, type StorageOptions } from '../store/storage.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
+import { openForCommand, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 
 const isUrl = (where: string) => /^postgres(ql)?:\/\//.test(where);
 /** A folder, or a postgres:// URL. */
 const storageAt = (where: string, create: boolean): StorageOptions => (isUrl(where) ? { dataDir: '', databaseUrl: where } : { dataDir: where, create });
+
+const COPY: StagedWrite = { verb: 'copy', undone: 'nothing was copied', folderFlag: '--to' };
 
 /** Where, as printed: a URL without its password. */
 const shown = (where: string) => (isUrl(where) ? describeUrl(where) : where);
@@ -23,38 +26,32 @@ export function copyStoreCommand(): Command {
     .action(async (options: { from: string; to: string }, command: Command) => {
       const say = (line: string) => process.stderr.write(`${line}\n`);
       try {
-        const from = await openStorage({ ...storageAt(options.from, false), primaryOwner: '' });
-        let report;
+        const from = await openForCommand(storageAt(options.from, false), shown(options.from), 'stop the service first');
         try {
-          const to = await openStorage({ ...storageAt(options.to, true), primaryOwner: '' });
-          const bar = new SingleBar({ stream: process.stderr, hideCursor: true, noTTYOutput: true, notTTYSchedule: 5_000, format: 'copy [{bar}] {percentage}% | {value}/{total} entries | {eta_formatted} left' }, Presets.shades_classic);
+          const staging = isUrl(options.to) ? await stageSchema(options.to, shown(options.to), COPY, say) : await stageFolder(options.to, COPY);
           try {
-            say(`copying ${shown(options.from)} to ${shown(options.to)}`);
-            bar.start(1, 0);
-            report = await copyStore(from, to, ({ copied, total }) => {
-              bar.setTotal(total);
-              bar.update(copied);
-            });
-          } finally {
-            bar.stop();
-            await to.close();
-          }
-          say('verifying: counts and a checksum per timeline');
-          const source = await checkTimelines(from.timelines);
-          const copy = await openStorage({ ...storageAt(options.to, false), primaryOwner: '' });
-          try {
-            const copied = await checkTimelines(copy.timelines);
-            const mismatched = source.filter((check, i) => JSON.stringify(check) !== JSON.stringify(copied[i]));
-            if (copied.length !== source.length || mismatched.length > 0) {
-              throw new Error(`the copy differs from the source in ${mismatched.map((m) => m.timeline_id).join(', ') || 'its timelines'}`);
+            const report = await copyInto(from, staging.spec, options, say);
+            say('verifying: counts and a checksum per timeline');
+            const source = await checkTimelines(from.timelines);
+            const copy = await openStorage({ ...staging.spec, primaryOwner: '' });
+            try {
+              const copied = await checkTimelines(copy.timelines);
+              const mismatched = source.filter((check, i) => JSON.stringify(check) !== JSON.stringify(copied[i]));
+              if (copied.length !== source.length || mismatched.length > 0) {
+                throw new Error(`the copy differs from the source in ${mismatched.map((m) => m.timeline_id).join(', ') || 'its timelines'}`);
+              }
+            } finally {
+              await copy.close();
             }
-          } finally {
-            await copy.close();
+            await staging.putInPlace();
+            process.stdout.write(
+              `copied ${source.length} timelines (${source.reduce((sum, t) => sum + t.events, 0)} events, ${report.entries} entries), ` +
+                `${report.accounts} accounts, ${report.keys} keys, ${report.sessions} sessions, ${report.savedRequests} saved requests; verified\n`,
+            );
+          } catch (error) {
+            await staging.discard();
+            throw error;
           }
-          process.stdout.write(
-            `copied ${source.length} timelines (${source.reduce((sum, t) => sum + t.events, 0)} events, ${report.entries} entries), ` +
-              `${report.accounts} accounts, ${report.keys} keys, ${report.sessions} sessions, ${report.savedRequests} saved requests; verified\n`,
-          );
         } finally {
           await from.close();
         }
@@ -62,4 +59,21 @@ export function copyStoreCommand(): Command {
         command.error(`error: ${error instanceof Error ? error.message : String(error)}`, { exitCode: 1 });
       }
     });
+}
+
+/** The copy itself, with a progress bar, into the staged target. */
+async function copyInto(from: Storage, spec: StorageOptions, options: { from: string; to: string }, say: (line: string) => void): Promise<Omit<CopyReport, 'timelines'>> {
+  const to = await openStorage({ ...spec, primaryOwner: '' });
+  const bar = new SingleBar({ stream: process.stderr, hideCursor: true, noTTYOutput: true, notTTYSchedule: 5_000, format: 'copy [{bar}] {percentage}% | {value}/{total} entries | {eta_formatted} left' }, Presets.shades_classic);
+  try {
+    say(`copying ${shown(options.from)} to ${shown(options.to)}`);
+    bar.start(1, 0);
+    return await copyStore(from, to, ({ copied, total }) => {
+      bar.setTotal(total);
+      bar.update(copied);
+    });
+  } finally {
+    bar.stop();
+    await to.close();
+  }
 }

@@ -283,7 +283,7 @@ if (TEST_DATABASE_URL) {
       const file = await smallBackup(dir);
       const run = await tms(['restore', file, '--database-url', limitedUrl.toString(), '--no-progress']);
       assert.is(run.code, 0, run.stderr);
-      assert.match(run.stderr, /this database user may not create a schema, so the backup loads into .* itself: if the load fails part way, drop and recreate the database before trying again/);
+      assert.match(run.stderr, /this database user may not create a schema, so the store is written into .* itself: if that fails part way, drop and recreate the database before trying again/);
       const onPostgres = await withStorage({ dataDir: '', databaseUrl }, (storage) => checkTimelines(storage.timelines));
       assert.equal(onPostgres, await withStorage({ dataDir: join(dir, 'small') }, (storage) => checkTimelines(storage.timelines)));
     } finally {
@@ -296,7 +296,7 @@ if (TEST_DATABASE_URL) {
 
 /** The schemas a PostgreSQL restore stages in that are still there. */
 const stagingSchemas = (databaseUrl: string): Promise<string[]> =>
-  withClient(databaseUrl, async (client) => (await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, 'tms_restoring_')`)).rows.map((row) => row.name));
+  withClient(databaseUrl, async (client) => (await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, 'tms_staging_')`)).rows.map((row) => row.name));
 
 /** Entries loaded so far into the staging schemas. */
 const stagedEntries = (databaseUrl: string): Promise<number> =>

@@ -1,7 +1,7 @@
 // tms copy-store: a whole store from one backend to another, byte for byte, verified; LevelDB → LevelDB always,
 // and LevelDB → PostgreSQL → LevelDB when TMS_TEST_DATABASE_URL is set.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -14,7 +14,8 @@ import { openStorage, type Storage, type StorageOptions } from '../../src/store/
 import { parseInstant } from '../../src/time/index.ts';
 import { CHEAP_SCRYPT } from '../support/accounts.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
-import { createDatabase, dropDatabase } from '../support/postgres.ts';
+import { createDatabase, dropDatabase, withClient } from '../support/postgres.ts';
+import { refusal, tms } from '../support/cli.ts';
 
 /** A store with a bit of everything: the catalogue, branches of both kinds, changes, anchors, accounts, saved requests. */
 async function fillStore(storage: Storage): Promise<void> {
@@ -100,8 +101,45 @@ test('tms copy-store: the real command copies, shows its progress and says it ve
   }
 });
 
+test('tms copy-store refuses a target folder that is not empty with one line, and leaves it as it was', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-copy-full-'));
+  try {
+    const filled = await openStorage({ dataDir: join(dir, 'source') });
+    await fillStore(filled);
+    await filled.close();
+    await mkdir(join(dir, 'taken'));
+    await writeFile(join(dir, 'taken', 'notes.txt'), 'mine');
+    const run = await tms(['copy-store', '--from', join(dir, 'source'), '--to', join(dir, 'taken')]);
+    assert.match(refusal(run), /^error: the target folder .*taken is not empty; copy into a new or empty folder \(nothing was written\)$/);
+    assert.equal(await readdir(join(dir, 'taken')), ['notes.txt']);
+    assert.equal((await readdir(dir)).sort(), ['source', 'taken'], 'no staging folder left beside it');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 if (TEST_DATABASE_URL) {
   const adminUrl = TEST_DATABASE_URL;
+  test('tms copy-store into PostgreSQL: staged in a schema of its own, swapped in, verified', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tms-copy-cli-pg-'));
+    const databaseUrl = await createDatabase(adminUrl);
+    try {
+      const source = { dataDir: join(dir, 'source') };
+      const filled = await openStorage(source);
+      await fillStore(filled);
+      await filled.close();
+      const run = await tms(['copy-store', '--from', source.dataDir, '--to', databaseUrl]);
+      assert.is(run.code, 0, run.stderr);
+      assert.match(run.stdout, /^copied 3 timelines \(\d+ events, \d+ entries\), 2 accounts, 1 keys, 1 sessions, 1 saved requests; verified\n$/);
+      assert.equal(await everything({ dataDir: '', databaseUrl }), await everything(source));
+      const schemas = await withClient(databaseUrl, (client) => client.query(`SELECT 1 FROM pg_namespace WHERE starts_with(nspname, 'tms_staging_')`));
+      assert.is(schemas.rowCount, 0, 'the staging schema is gone');
+    } finally {
+      await dropDatabase(adminUrl, databaseUrl);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('LevelDB to PostgreSQL and back: the same store at every step', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tms-copy-pg-'));
     const databaseUrl = await createDatabase(adminUrl);

@@ -1,13 +1,13 @@
 /**
- * A whole store loaded beside the one in use and swapped in at once: `tms restore` loads a backup into a schema of
- * its own (`tms_restoring_<pid>`), checks it there, and moves its tables over the empty target's in one
- * transaction, so the target holds the whole backup or stays as it was.
+ * A whole store written beside the target and swapped in at once: `tms restore` and `tms copy-store` write into a
+ * schema of their own (`tms_staging_<pid>`), check it there, and move its tables over the empty target's in one
+ * transaction, so the target holds the whole store or stays as it was.
  */
 import pg from 'pg';
 import { openPool } from './pool.ts';
 import { inTransaction } from './transaction.ts';
 
-const PREFIX = 'tms_restoring_';
+const PREFIX = 'tms_staging_';
 /** The schema the service keeps its tables in. */
 export const TARGET_SCHEMA = 'public';
 /** Creating a schema needs the CREATE right on the database. */

@@ -1,0 +1,99 @@
+/**
+ * Opening stores for the offline commands, and writing a whole store where it becomes the target only once it is
+ * complete and checked (`tms restore`, `tms copy-store`): a LevelDB folder is written beside the target and
+ * renamed into place; a PostgreSQL store is written in a schema of its own and swapped in in one transaction.
+ */
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { isEmptyStore } from '../store/copy-store.ts';
+import { dropStagingSchema, prepareStagingSchema, stagingSchemaName, swapIn, targetClocks, TargetChangedError } from '../store/postgres/staging-schema.ts';
+import { openStorage, StoreOpenError, type Storage, type StorageOptions } from '../store/storage.ts';
+
+/** An expected failure: one line naming the cause and the fix, exit code 1, no stack trace. */
+export class Refusal extends Error {}
+
+/** Opening a store for the commands, with the folder-locked case said plainly. */
+export async function openForCommand(options: StorageOptions, where: string, whenLocked: string): Promise<Storage> {
+  try {
+    return await openStorage({ ...options, primaryOwner: '' });
+  } catch (error) {
+    if (error instanceof StoreOpenError) throw new Refusal(error.message);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') throw new Refusal(`the data folder ${where} is in use by a running tms (its LevelDB lock is held); ${whenLocked}`);
+    if ((error as { code?: string }).code === 'LEVEL_DATABASE_NOT_OPEN') throw new Refusal(`cannot open the store in ${where} (${cause?.message ?? (error as Error).message})`);
+    throw error;
+  }
+}
+
+/** What a command writes, as its refusals say it: `restore`, with the flag that names a folder target. */
+export interface StagedWrite {
+  verb: string;
+  /** What was not done when it fails, e.g. "nothing was restored". */
+  undone: string;
+  folderFlag: string;
+}
+
+/** A LevelDB target: a folder that does not exist yet, or an empty one. */
+export async function assertNewFolder(dir: string, write: StagedWrite): Promise<void> {
+  const found = await stat(dir).catch(() => undefined);
+  if (!found) return;
+  if (!found.isDirectory()) throw new Refusal(`${dir} is a file, not a folder; give a new or empty folder with ${write.folderFlag}`);
+  if ((await readdir(dir)).length > 0) throw new Refusal(`the target folder ${dir} is not empty; ${write.verb} into a new or empty folder (nothing was written)`);
+}
+
+/** Where a store is written before the target has it: `spec` opens it, `putInPlace` makes it the target, `discard` drops it. */
+export interface Staging {
+  spec: StorageOptions;
+  putInPlace(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/** LevelDB: a folder beside the target, renamed into place. */
+export async function stageFolder(dataDir: string, write: StagedWrite): Promise<Staging> {
+  await assertNewFolder(dataDir, write);
+  const target = resolve(dataDir);
+  const folder = join(dirname(target), `.${basename(target)}.staging-${process.pid}`);
+  await mkdir(dirname(folder), { recursive: true });
+  return {
+    spec: { dataDir: folder, create: true },
+    async putInPlace() {
+      if (await stat(target).catch(() => undefined)) await rmdir(target);
+      await rename(folder, target);
+    },
+    discard: () => rm(folder, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * PostgreSQL: checks that the target is empty, notes its clocks, and writes in a schema of its own that is swapped
+ * in once nothing has written to the target meanwhile. A user without the right to create a schema writes into the
+ * target itself, and is told so.
+ */
+export async function stageSchema(databaseUrl: string, where: string, write: StagedWrite, say: (line: string) => void): Promise<Staging> {
+  const direct: StorageOptions = { dataDir: '', databaseUrl };
+  const target = await openForCommand(direct, where, 'stop the service first');
+  try {
+    if (!(await isEmptyStore(target))) throw new Refusal(`the database ${where} is not empty; ${write.verb} into a new, empty database (nothing was written)`);
+  } finally {
+    await target.close();
+  }
+  const expected = await targetClocks(databaseUrl);
+  const schema = stagingSchemaName(process.pid);
+  if (!(await prepareStagingSchema(databaseUrl, schema))) {
+    say(`this database user may not create a schema, so the store is written into ${where} itself: if that fails part way, drop and recreate the database before trying again`);
+    return { spec: direct, putInPlace: async () => undefined, discard: async () => undefined };
+  }
+  return {
+    spec: { ...direct, databaseSchema: schema },
+    async putInPlace() {
+      try {
+        await swapIn(databaseUrl, schema, expected);
+      } catch (error) {
+        if (error instanceof TargetChangedError) throw new Refusal(`${error.message}; ${write.undone}: stop what writes to ${where} and ${write.verb} into an empty database`);
+        throw error;
+      }
+    },
+    // The database may be what failed: a schema left behind is dropped by the next restore or copy.
+    discard: () => dropStagingSchema(databaseUrl, schema).catch(() => undefined),
+  };
+}
