@@ -14,9 +14,10 @@ import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
 import { ADMIN_KEY, call, startTestServer } from '../support/server.ts';
 import { BackupFileError, verifyBackup } from '../../src/store/backup-format.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
-import { createDatabase, dropDatabase, startRelay, withClient } from '../support/postgres.ts';
+import { createDatabase, dropDatabase, stagingSchemas, startRelay, withClient } from '../support/postgres.ts';
 import { eventually } from '../support/eventually.ts';
 import { refusal, tms, withStorage } from '../support/cli.ts';
+import type { StorageOptions } from '../../src/store/storage.ts';
 
 // ------------------------------------------------------------------ refusals
 
@@ -209,8 +210,7 @@ if (TEST_DATABASE_URL) {
       const file = await smallBackup(dir);
       const run = await tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
       assert.is(run.code, 0, run.stderr);
-      const onPostgres = await withStorage({ dataDir: '', databaseUrl }, (storage) => checkTimelines(storage.timelines));
-      assert.equal(onPostgres, await withStorage({ dataDir: join(dir, 'small') }, (storage) => checkTimelines(storage.timelines)));
+      assert.equal(await timelinesIn({ dataDir: '', databaseUrl }), await timelinesIn({ dataDir: join(dir, 'small') }));
       assert.equal(await stagingSchemas(databaseUrl), [], 'the staging schema is gone once swapped in');
     } finally {
       await dropDatabase(adminUrl, databaseUrl);
@@ -236,8 +236,7 @@ if (TEST_DATABASE_URL) {
       await relay.mend();
       const again = await tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
       assert.is(again.code, 0, again.stderr);
-      const onPostgres = await withStorage({ dataDir: '', databaseUrl }, (storage) => checkTimelines(storage.timelines));
-      assert.equal(onPostgres, await withStorage({ dataDir: join(dir, 'small') }, (storage) => checkTimelines(storage.timelines)));
+      assert.equal(await timelinesIn({ dataDir: '', databaseUrl }), await timelinesIn({ dataDir: join(dir, 'small') }));
       assert.equal(await stagingSchemas(databaseUrl), [], 'what the cut restore left was dropped');
     } finally {
       await relay.close();
@@ -284,8 +283,7 @@ if (TEST_DATABASE_URL) {
       const run = await tms(['restore', file, '--database-url', limitedUrl.toString(), '--no-progress']);
       assert.is(run.code, 0, run.stderr);
       assert.match(run.stderr, /this database user may not create a schema, so the store is written into .* itself: if that fails part way, drop and recreate the database before trying again/);
-      const onPostgres = await withStorage({ dataDir: '', databaseUrl }, (storage) => checkTimelines(storage.timelines));
-      assert.equal(onPostgres, await withStorage({ dataDir: join(dir, 'small') }, (storage) => checkTimelines(storage.timelines)));
+      assert.equal(await timelinesIn({ dataDir: '', databaseUrl }), await timelinesIn({ dataDir: join(dir, 'small') }));
     } finally {
       await dropDatabase(adminUrl, databaseUrl);
       await withClient(adminUrl, (client) => client.query(`DROP ROLE IF EXISTS ${role}`));
@@ -294,9 +292,8 @@ if (TEST_DATABASE_URL) {
   });
 }
 
-/** The schemas a PostgreSQL restore stages in that are still there. */
-const stagingSchemas = (databaseUrl: string): Promise<string[]> =>
-  withClient(databaseUrl, async (client) => (await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, 'tms_staging_')`)).rows.map((row) => row.name));
+/** Every timeline of a store, with its event count and checksum. */
+const timelinesIn = (options: StorageOptions) => withStorage(options, (storage) => checkTimelines(storage.timelines));
 
 /** Entries loaded so far into the staging schemas. */
 const stagedEntries = (databaseUrl: string): Promise<number> =>

@@ -14,7 +14,7 @@ import { openStorage, type Storage, type StorageOptions } from '../../src/store/
 import { parseInstant } from '../../src/time/index.ts';
 import { CHEAP_SCRYPT } from '../support/accounts.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
-import { createDatabase, dropDatabase, withClient } from '../support/postgres.ts';
+import { createDatabase, dropDatabase, stagingSchemas } from '../support/postgres.ts';
 import { refusal, tms } from '../support/cli.ts';
 
 /** A store with a bit of everything: the catalogue, branches of both kinds, changes, anchors, accounts, saved requests. */
@@ -47,6 +47,18 @@ async function everything(options: StorageOptions) {
   }
 }
 
+/** A LevelDB store in `dir/source`, filled by `fillStore`. */
+async function filledSource(dir: string): Promise<StorageOptions> {
+  const source = { dataDir: join(dir, 'source') };
+  const filled = await openStorage(source);
+  try {
+    await fillStore(filled);
+  } finally {
+    await filled.close();
+  }
+  return source;
+}
+
 async function copy(from: StorageOptions, to: StorageOptions) {
   const source = await openStorage({ ...from, primaryOwner: '' });
   const target = await openStorage({ ...to, primaryOwner: '' });
@@ -61,10 +73,7 @@ async function copy(from: StorageOptions, to: StorageOptions) {
 test('a copy holds everything its source held, timeline by timeline, and refuses a target that is not new', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-copy-'));
   try {
-    const source = { dataDir: join(dir, 'source') };
-    const filled = await openStorage(source);
-    await fillStore(filled);
-    await filled.close();
+    const source = await filledSource(dir);
     const report = await copy(source, { dataDir: join(dir, 'copy') });
     assert.equal([report.accounts, report.keys, report.sessions, report.savedRequests], [2, 1, 1, 1]);
     const original = await everything(source);
@@ -85,9 +94,7 @@ test('a copy holds everything its source held, timeline by timeline, and refuses
 test('tms copy-store: the real command copies, shows its progress and says it verified the copy', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-copy-cli-'));
   try {
-    const filled = await openStorage({ dataDir: join(dir, 'source') });
-    await fillStore(filled);
-    await filled.close();
+    await filledSource(dir);
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
       execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), 'copy-store', '--from', join(dir, 'source'), '--to', join(dir, 'copy')], { timeout: 120_000 }, (error, stdout, stderr) =>
         resolve({ code: error ? 1 : 0, stdout, stderr }),
@@ -104,9 +111,7 @@ test('tms copy-store: the real command copies, shows its progress and says it ve
 test('tms copy-store refuses a target folder that is not empty with one line, and leaves it as it was', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-copy-full-'));
   try {
-    const filled = await openStorage({ dataDir: join(dir, 'source') });
-    await fillStore(filled);
-    await filled.close();
+    await filledSource(dir);
     await mkdir(join(dir, 'taken'));
     await writeFile(join(dir, 'taken', 'notes.txt'), 'mine');
     const run = await tms(['copy-store', '--from', join(dir, 'source'), '--to', join(dir, 'taken')]);
@@ -124,16 +129,12 @@ if (TEST_DATABASE_URL) {
     const dir = await mkdtemp(join(tmpdir(), 'tms-copy-cli-pg-'));
     const databaseUrl = await createDatabase(adminUrl);
     try {
-      const source = { dataDir: join(dir, 'source') };
-      const filled = await openStorage(source);
-      await fillStore(filled);
-      await filled.close();
+      const source = await filledSource(dir);
       const run = await tms(['copy-store', '--from', source.dataDir, '--to', databaseUrl]);
       assert.is(run.code, 0, run.stderr);
       assert.match(run.stdout, /^copied 3 timelines \(\d+ events, \d+ entries\), 2 accounts, 1 keys, 1 sessions, 1 saved requests; verified\n$/);
       assert.equal(await everything({ dataDir: '', databaseUrl }), await everything(source));
-      const schemas = await withClient(databaseUrl, (client) => client.query(`SELECT 1 FROM pg_namespace WHERE starts_with(nspname, 'tms_staging_')`));
-      assert.is(schemas.rowCount, 0, 'the staging schema is gone');
+      assert.equal(await stagingSchemas(databaseUrl), [], 'the staging schema is gone');
     } finally {
       await dropDatabase(adminUrl, databaseUrl);
       await rm(dir, { recursive: true, force: true });
@@ -144,10 +145,7 @@ if (TEST_DATABASE_URL) {
     const dir = await mkdtemp(join(tmpdir(), 'tms-copy-pg-'));
     const databaseUrl = await createDatabase(adminUrl);
     try {
-      const source = { dataDir: join(dir, 'source') };
-      const filled = await openStorage(source);
-      await fillStore(filled);
-      await filled.close();
+      const source = await filledSource(dir);
       const original = await everything(source);
       const onPostgres = { dataDir: '', databaseUrl };
       await copy(source, onPostgres);

@@ -32,6 +32,10 @@ export async function dropDatabase(adminUrl: string, databaseUrl: string): Promi
 /** Runs SQL as the admin in database `databaseUrl`. */
 export const sqlOn = (databaseUrl: string, sql: string): Promise<unknown> => withClient(databaseUrl, (client) => client.query(sql));
 
+/** The schemas `tms restore` and `tms copy-store` stage a store in (`tms_staging_<pid>`) that are still there. */
+export const stagingSchemas = (databaseUrl: string): Promise<string[]> =>
+  withClient(databaseUrl, async (client) => (await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, 'tms_staging_')`)).rows.map((row) => row.name));
+
 /** A TCP relay in front of the database: `cut()` drops every connection and refuses new ones, `mend()` undoes it. */
 export interface Relay {
   /** The database URL, through the relay. */
