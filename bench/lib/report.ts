@@ -27,3 +27,17 @@ export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
+
+/** The slope of the least-squares line through the points, per unit of x; undefined for fewer than two distinct xs. */
+export function slope(points: { x: number; y: number }[]): number | undefined {
+  if (points.length < 2) return undefined;
+  const meanX = points.reduce((n, p) => n + p.x, 0) / points.length;
+  const meanY = points.reduce((n, p) => n + p.y, 0) / points.length;
+  let covariance = 0;
+  let variance = 0;
+  for (const { x, y } of points) {
+    covariance += (x - meanX) * (y - meanY);
+    variance += (x - meanX) ** 2;
+  }
+  return variance > 0 ? covariance / variance : undefined;
+}

@@ -1,5 +1,5 @@
 /** What the run's records add up to: each process life's figures, the run's totals, and the checks they are judged by. */
-import { percentile } from '../lib/report.ts';
+import { percentile, slope } from '../lib/report.ts';
 import type { Tally } from './counting.ts';
 import { FACES } from './faces.ts';
 import type { Life } from './lives.ts';
@@ -20,6 +20,8 @@ export interface LifeFigures {
   warmRss?: number;
   finalRss?: number;
   growth?: number;
+  /** The least-squares slope of RSS over the life after warm-up, in MiB an hour: a leak shows as a steady rise. */
+  rssTrendPerHour?: number;
   warmCache?: number;
   finalCache?: number;
   warmHeap?: number;
@@ -70,11 +72,13 @@ function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: 
     const loop = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
     const mainRun = within((s) => s.mainRunMs, l.loadFrom + warmupS, Infinity);
     const mainWait = within((s) => s.mainWaitMs, l.loadFrom + warmupS, Infinity);
+    const trend = judged ? slope(mine.filter((s) => s.at >= l.loadFrom + warmupS).map((s) => ({ x: s.at, y: s.rssMiB }))) : undefined;
     return {
       life: l,
       warmRss,
       finalRss,
       growth: warmRss && finalRss ? finalRss / warmRss - 1 : undefined,
+      rssTrendPerHour: trend === undefined ? undefined : trend * 3600,
       warmCache: warmWindow((s) => s.cacheMiB),
       finalCache: finalWindow((s) => s.cacheMiB),
       warmHeap: warmWindow((s) => s.heapMiB),

@@ -38,6 +38,7 @@ const lifeRows = ({ kills, now }: RunState, lifeFigures: LifeFigures[]) =>
     mib(f.warmRss),
     mib(f.finalRss),
     f.growth === undefined ? 'not judged (too short)' : `${(f.growth * 100).toFixed(1)} %`,
+    f.rssTrendPerHour === undefined ? '—' : f.rssTrendPerHour.toFixed(1),
     `${mib(f.warmHeap)} → ${mib(f.finalHeap)}`,
     `${mib(f.warmHeapTotal)} → ${mib(f.finalHeapTotal)}`,
     `${mib(f.warmExternal)} → ${mib(f.finalExternal)}`,
@@ -149,7 +150,7 @@ Process lives (times in seconds since the start; RSS from \`/proc/<pid>/status\`
 process's \`tms_nodejs_eventloop_lag_p99_seconds\` on \`/metrics\`, which prom-client resets at every scrape, so each
 sample covers the second before it):
 
-${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'V8 heap used MiB', 'V8 heap reserved MiB', 'Buffers and ArrayBuffers MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms', 'request thread on a CPU / waiting for one, ms per s (median)'], lifeRows(run, lifeFigures))}
+${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'RSS trend after warm-up, MiB an hour', 'V8 heap used MiB', 'V8 heap reserved MiB', 'Buffers and ArrayBuffers MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms', 'request thread on a CPU / waiting for one, ms per s (median)'], lifeRows(run, lifeFigures))}
 
 Read-backs:
 
@@ -162,6 +163,8 @@ Memory rule: a process life is judged when it lasted at least ${(warmupS + 2 * w
 ${windowS.toFixed(0)} s may exceed the median of the ${windowS.toFixed(0)} s after its first ${warmupS.toFixed(0)} s (warm-up) by at most 10 %. Each restart
 begins a new life with cold caches, so lives are not compared with each other. Kills are spaced, allowing for the longest
 restart and read-back seen so far, so that each life lasts that long; one that still ends shorter (a slower restart) is not judged.
+The RSS trend is the slope of the least-squares line through a judged life's samples after warm-up, in MiB an hour: shown, not
+judged; a leak shows as a steady rise that the heap's sawtooth does not hide.
 `;
 }
 
