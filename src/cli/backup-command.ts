@@ -253,7 +253,7 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
   }
 
   // 2. Load into a staging copy beside the target, checked there and then put in place whole: for LevelDB a
-  // folder beside it, renamed; for PostgreSQL a schema in the same database, swapped in in one transaction.
+  // folder beside it, renamed; for PostgreSQL a schema in the same database, copied into the target's tables in one transaction.
   const staging = options.dataDir ? await stageFolder(options.dataDir, RESTORE) : await stageSchema(options.databaseUrl!, where, RESTORE, say);
   let restoredEvents = 0;
   try {
@@ -341,9 +341,9 @@ The whole file is checked first (its first line, every record, counts, the per-t
 SHA-256); a missing, foreign, truncated or damaged file is refused before anything is written. A LevelDB
 restore loads into a temporary folder beside --data-dir and renames it into place only once it has been
 read back and matched the backup (counts and a checksum per timeline), so the target appears whole or not
-at all. A PostgreSQL restore does the same in a schema of its own (tms_staging_<pid>) in the target
-database, and swaps its tables in with one transaction (a user who may not create a schema loads into the
-target itself). Start the service on the target after.`,
+at all. A PostgreSQL restore does the same in a schema of its own (tms_staging_<random>) in the target
+database, and fills the target's tables from it in one transaction (a user who may not create a schema
+loads into the target itself). Start the service on the target after.`,
     )
     .action((file: string, options: RestoreOptions, command: Command) => runRestore(file, options).catch(fail(command)));
 }

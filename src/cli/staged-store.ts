@@ -6,7 +6,9 @@
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isEmptyStore } from '../store/copy-store.ts';
-import { dropStagingSchema, prepareStagingSchema, stagingSchemaName, swapIn, targetClocks, TargetChangedError } from '../store/postgres/staging-schema.ts';
+import {
+  createStagingSchema, dropStagingSchema, dropStagingSql, newStagingSchemaName, stagingSchemas, swapIn, targetClocks, TargetChangedError,
+} from '../store/postgres/staging-schema.ts';
 import { openStorage, StoreOpenError, type Storage, type StorageOptions } from '../store/storage.ts';
 
 /** An expected failure: one line naming the cause and the fix, exit code 1, no stack trace. */
@@ -65,21 +67,26 @@ export async function stageFolder(dataDir: string, write: StagedWrite): Promise<
 }
 
 /**
- * PostgreSQL: checks that the target is empty, notes its clocks, and writes in a schema of its own that is swapped
- * in once nothing has written to the target meanwhile. A user without the right to create a schema writes into the
- * target itself, and is told so.
+ * PostgreSQL: notes the target's clocks, checks that it is empty, and writes in a schema of its own whose rows fill
+ * the target's tables once nothing has written to the target meanwhile. A user without the right to create a schema
+ * writes into the target itself, and is told so.
  */
 export async function stageSchema(databaseUrl: string, where: string, write: StagedWrite, say: (line: string) => void): Promise<Staging> {
   const direct: StorageOptions = { dataDir: '', databaseUrl };
   const target = await openForCommand(direct, where, 'stop the service first');
+  let expected: string;
   try {
+    // Before the check: a write after it moves a clock, and the swap refuses.
+    expected = await targetClocks(databaseUrl);
     if (!(await isEmptyStore(target))) throw new Refusal(`the database ${where} is not empty; ${write.verb} into a new, empty database (nothing was written)`);
   } finally {
     await target.close();
   }
-  const expected = await targetClocks(databaseUrl);
-  const schema = stagingSchemaName(process.pid);
-  if (!(await prepareStagingSchema(databaseUrl, schema))) {
+  for (const left of await stagingSchemas(databaseUrl)) {
+    say(`schema ${left} is a staging copy that a restore or copy under way writes, or one cut short left behind; once none runs, drop it: ${dropStagingSql(left)}`);
+  }
+  const schema = newStagingSchemaName();
+  if (!(await createStagingSchema(databaseUrl, schema))) {
     say(`this database user may not create a schema, so the store is written into ${where} itself: if that fails part way, drop and recreate the database before trying again`);
     return { spec: direct, putInPlace: async () => undefined, discard: async () => undefined };
   }
@@ -90,10 +97,15 @@ export async function stageSchema(databaseUrl: string, where: string, write: Sta
         await swapIn(databaseUrl, schema, expected);
       } catch (error) {
         if (error instanceof TargetChangedError) throw new Refusal(`${error.message}; ${write.undone}: stop what writes to ${where} and ${write.verb} into an empty database`);
-        throw error;
+        // The answer to COMMIT may be what was lost: the swap drops the staging schema, so its absence means it committed.
+        const committed = await stagingSchemas(databaseUrl).then((left) => !left.includes(schema), () => false);
+        if (!committed) throw error;
       }
     },
-    // The database may be what failed: a schema left behind is dropped by the next restore or copy.
-    discard: () => dropStagingSchema(databaseUrl, schema).catch(() => undefined),
+    async discard() {
+      await dropStagingSchema(databaseUrl, schema).catch(() =>
+        say(`the staging copy in schema ${schema} could not be dropped (the database did not answer); drop it yourself: ${dropStagingSql(schema)}`),
+      );
+    },
   };
 }

@@ -324,12 +324,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     return capChain(this.registry, this.registry.chain(state));
   }
 
-  /** Changes whenever anything visible through the chain may have changed. */
   /** The levels of the chain that hold a genesis (bulk-loaded events). */
   private genesisLevels(chain: ChainLink[]): number[] {
     return chain.filter(({ level }) => this.registry.hasGenesis(level)).map(({ level }) => level);
   }
 
+  /** Changes whenever anything visible through the chain may have changed. */
   private stamp(chain: ChainLink[]): string {
     return chain
       .map(({ level, cap }) => {

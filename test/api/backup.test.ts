@@ -218,26 +218,29 @@ if (TEST_DATABASE_URL) {
     }
   });
 
-  test('a PostgreSQL restore cut off part way leaves the database as it was; the next restore succeeds', async () => {
+  test('a PostgreSQL restore cut off part way leaves the database as it was; the next restore succeeds and names what the first left', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tms-restore-cut-'));
     const databaseUrl = await createDatabase(adminUrl);
     const relay = await startRelay(databaseUrl);
     try {
       const file = await smallBackup(dir);
       const running = tms(['restore', file, '--database-url', relay.url, '--no-progress']);
-      await eventually('the staging schema to hold part of the backup', async () => (await stagedEntries(databaseUrl)) > 0, 60_000);
+      // A committed batch of the load (1 000 entries): the restore is past its start and not yet done.
+      await eventually('the staging schema to hold part of the backup', async () => (await stagedEntries(databaseUrl)) >= 1000, 60_000, 50);
       await relay.cut();
       const cut = await running;
       assert.match(refusal(cut), /^error: /);
-      const staged = await stagedEntries(databaseUrl);
-      assert.ok(staged > 0, 'the staged copy, cut off from its database, stayed behind');
+      const left = await stagingSchemas(databaseUrl);
+      assert.is(left.length, 1, 'the staged copy, cut off from its database, stayed behind');
+      assert.match(cut.stderr, `drop it yourself: DROP SCHEMA "${left[0]}" CASCADE`);
       assert.ok(await withStorage({ dataDir: '', databaseUrl }, isEmptyStore), 'the target holds nothing of the backup');
 
       await relay.mend();
       const again = await tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
       assert.is(again.code, 0, again.stderr);
+      assert.match(again.stderr, `schema ${left[0]} is a staging copy that a restore or copy under way writes, or one cut short left behind; once none runs, drop it: DROP SCHEMA "${left[0]}" CASCADE`);
       assert.equal(await timelinesIn({ dataDir: '', databaseUrl }), await timelinesIn({ dataDir: join(dir, 'small') }));
-      assert.equal(await stagingSchemas(databaseUrl), [], 'what the cut restore left was dropped');
+      assert.equal(await stagingSchemas(databaseUrl), left, 'only what the cut restore left, which no run drops for another');
     } finally {
       await relay.close();
       await dropDatabase(adminUrl, databaseUrl);
@@ -251,14 +254,24 @@ if (TEST_DATABASE_URL) {
     try {
       const file = await smallBackup(dir);
       const running = tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
-      await eventually('the staging schema to hold part of the backup', async () => (await stagedEntries(databaseUrl)) > 0, 60_000);
-      await withStorage({ dataDir: '', databaseUrl }, (storage) =>
-        storage.timelines.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: 'written meanwhile', variation: '', owner: '' }),
-      );
+      // Its table made, the staging store waits for it (to open, load, verify and be copied) while the other writer writes.
+      let schema = '';
+      await eventually('the staging schema and its table', async () => {
+        [schema = ''] = await stagingSchemas(databaseUrl);
+        return schema !== '' && (await withClient(databaseUrl, (client) => client.query(`SELECT to_regclass('${schema}.timeline_kv') AS t`))).rows[0].t !== null;
+      }, 60_000, 20);
+      await withClient(databaseUrl, async (client) => {
+        await client.query('BEGIN');
+        await client.query(`LOCK TABLE ${schema}.timeline_kv IN ACCESS EXCLUSIVE MODE`);
+        await withStorage({ dataDir: '', databaseUrl }, (storage) =>
+          storage.timelines.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: 'written meanwhile', variation: '', owner: '' }),
+        );
+        await client.query('COMMIT');
+      });
       const raced = await running;
-      assert.match(refusal(raced), /^error: the target changed while the backup loaded \(its clocks moved from .* to .*\); nothing was restored: stop what writes to .* and restore into an empty database$/);
-      const left = await withStorage({ dataDir: '', databaseUrl }, (storage) => storage.timelines.listTimelines());
-      assert.equal(left.map((timeline) => timeline.description).sort(), ['The main timeline', 'written meanwhile'].sort(), 'the target as the other writer left it');
+      assert.match(refusal(raced), /^error: the target changed while the store was written beside it \(its clocks moved from .* to .*\); nothing was restored: stop what writes to .* and restore into an empty database$/);
+      const timelines = await withStorage({ dataDir: '', databaseUrl }, (storage) => storage.timelines.listTimelines());
+      assert.equal(timelines.map((timeline) => timeline.description).sort(), ['The main timeline', 'written meanwhile'].sort(), 'the target as the other writer left it');
       assert.equal(await stagingSchemas(databaseUrl), [], 'the staged copy dropped');
     } finally {
       await dropDatabase(adminUrl, databaseUrl);

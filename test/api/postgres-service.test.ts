@@ -110,10 +110,10 @@ if (TEST_DATABASE_URL) {
       const grpc = await grpcCall(server.port, 'tms.v1.TimelineService.CreateTimeline', { base_timeline_id: 'primary', description: 'while down' });
       assert.is(grpc.codeName, 'unavailable');
       assert.ok(Date.now() - started < 15_000, 'answers come at once, not after a hang');
-      await eventually('/readyz says 503', async () => (await ready()) === 503);
+      await eventually('/readyz says 503', async () => (await ready()) === 503, 10_000, 100);
 
       await relay.mend();
-      await eventually('/readyz says 200 again', async () => (await ready()) === 200);
+      await eventually('/readyz says 200 again', async () => (await ready()) === 200, 10_000, 100);
       const after = await call(server, 'POST', '/v1/create-timeline', { body: { base_timeline_id: 'primary', description: 'after' } });
       assert.is(after.status, 200, after.text);
       const timelines = await call(server, 'GET', '/timelines');

@@ -1,24 +1,33 @@
 /**
- * A whole store written beside the target and swapped in at once: `tms restore` and `tms copy-store` write into a
- * schema of their own (`tms_staging_<pid>`), check it there, and move its tables over the empty target's in one
- * transaction, so the target holds the whole store or stays as it was.
+ * A whole store written beside the target and put in place at once: `tms restore` and `tms copy-store` write into a
+ * schema of their own (`tms_staging_<random>`), check it there, and then, in one transaction, empty the target's
+ * tables and fill them from it. The target's tables stay (their owner, grants and migration history with them), and
+ * the target holds the whole store or stays as it was.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openPool } from './pool.ts';
 import { inTransaction } from './transaction.ts';
 
 const PREFIX = 'tms_staging_';
 /** The schema the service keeps its tables in. */
-export const TARGET_SCHEMA = 'public';
+const TARGET_SCHEMA = 'public';
 /** Creating a schema needs the CREATE right on the database. */
 const INSUFFICIENT_PRIVILEGE = '42501';
+/** Which migrations ran, and when: the target's own history, not the staging copy's. */
+const TARGET_ONLY = new Set(['tms_schema_version', 'tms_migration_log']);
+/** Tables that hold records of accounts; an empty target has none, and must still have none when it is filled. */
+const ACCOUNT_TABLES = ['account', 'api_key', 'login_session', 'saved_request'];
 
-export const stagingSchemaName = (pid: number): string => `${PREFIX}${pid}`;
+/** A name no other run uses: the pid alone repeats across containers. */
+export const newStagingSchemaName = (): string => `${PREFIX}${randomBytes(6).toString('hex')}`;
 
-/** The target changed between the check that found it empty and the swap (a service or another restore wrote to it). */
+/** The target changed between the check that found it empty and the swap (a service or another writer wrote to it). */
 export class TargetChangedError extends Error {
   override name = 'TargetChangedError';
 }
+
+const quoted = (name: string): string => pg.escapeIdentifier(name);
 
 async function withPool<T>(url: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
   const pool = openPool({ url, maxConnections: 1 });
@@ -29,17 +38,19 @@ async function withPool<T>(url: string, work: (pool: pg.Pool) => Promise<T>): Pr
   }
 }
 
-/**
- * Makes an empty staging schema, after dropping those earlier restores left when they were cut short. False
- * when the database does not let this user create a schema: the restore then loads into the target itself.
- */
-export function prepareStagingSchema(url: string, schema: string): Promise<boolean> {
+/** Staging schemas in the database: runs under way, or left by runs cut short. */
+export function stagingSchemas(url: string): Promise<string[]> {
   return withPool(url, async (pool) => {
-    const { rows } = await pool.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1)`, [PREFIX]);
-    // Best effort: one this user may not drop (another's) is in nobody's way.
-    for (const { name } of rows) await pool.query(`DROP SCHEMA ${pg.escapeIdentifier(name)} CASCADE`).catch(() => undefined);
+    const { rows } = await pool.query<{ name: string }>('SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY 1', [PREFIX]);
+    return rows.map((row) => row.name);
+  });
+}
+
+/** False when the database does not let this user create a schema: the caller then writes into the target itself. */
+export function createStagingSchema(url: string, schema: string): Promise<boolean> {
+  return withPool(url, async (pool) => {
     try {
-      await pool.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
+      await pool.query(`CREATE SCHEMA ${quoted(schema)}`);
       return true;
     } catch (error) {
       if ((error as { code?: string }).code === INSUFFICIENT_PRIVILEGE) return false;
@@ -48,23 +59,25 @@ export function prepareStagingSchema(url: string, schema: string): Promise<boole
   });
 }
 
-/** Drops the staging schema and all it holds; for a restore that failed before the swap. */
+/** Drops a staging schema and all it holds. */
 export function dropStagingSchema(url: string, schema: string): Promise<void> {
   return withPool(url, async (pool) => {
-    await pool.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await pool.query(`DROP SCHEMA IF EXISTS ${quoted(schema)} CASCADE`);
   });
 }
 
-/** The target's commit and account clocks: any write to the store moves one of them. */
+/** The SQL that drops a staging schema, for an operator to run. */
+export const dropStagingSql = (schema: string): string => `DROP SCHEMA ${quoted(schema)} CASCADE`;
+
+/** The target's commit and account clocks: a write to its timelines or its accounts moves one of them. */
 async function clocks(client: pg.ClientBase, lock: boolean): Promise<string> {
-  const target = pg.escapeIdentifier(TARGET_SCHEMA);
   const forUpdate = lock ? ' FOR UPDATE' : '';
-  const commit = await client.query<{ lsn: string }>(`SELECT lsn FROM ${target}.tms_clock${forUpdate}`);
-  const accounts = await client.query<{ stamp: string }>(`SELECT stamp FROM ${target}.tms_account_clock${forUpdate}`);
+  const commit = await client.query<{ lsn: string }>(`SELECT lsn FROM ${quoted(TARGET_SCHEMA)}.tms_clock${forUpdate}`);
+  const accounts = await client.query<{ stamp: string }>(`SELECT stamp FROM ${quoted(TARGET_SCHEMA)}.tms_account_clock${forUpdate}`);
   return `${commit.rows[0]?.lsn}/${accounts.rows[0]?.stamp}`;
 }
 
-/** The target's clocks as they stand now, to hand to `swapIn` once the staged copy is checked. */
+/** The target's clocks as they stand, to hand to `swapIn`: read them before checking that the target is empty. */
 export function targetClocks(url: string): Promise<string> {
   return withPool(url, async (pool) => {
     const client = await pool.connect();
@@ -77,23 +90,29 @@ export function targetClocks(url: string): Promise<string> {
 }
 
 /**
- * In one transaction: checks that the target's clocks still read `expected` (nothing wrote to it since it was
- * found empty), drops the target's tables that the staging schema also has, moves the staging tables (with their
- * indexes and constraints) into the target schema, and drops the staging schema.
+ * In one transaction: checks that the target's clocks still read `expected` and that it still has no accounts, keys,
+ * sessions or saved requests; empties each of its tables that the staging schema has (but its migration history)
+ * and fills it from there; drops the staging schema.
  */
 export function swapIn(url: string, schema: string, expected: string): Promise<void> {
   return withPool(url, (pool) =>
     inTransaction(pool, async (client) => {
       await client.query('SET LOCAL lock_timeout = 5000');
+      // Copying a large store's rows takes longer than the pool's statement limit.
+      await client.query('SET LOCAL statement_timeout = 0');
       const now = await clocks(client, true);
-      if (now !== expected) throw new TargetChangedError(`the target changed while the backup loaded (its clocks moved from ${expected} to ${now})`);
-      const { rows } = await client.query<{ name: string }>('SELECT tablename AS name FROM pg_tables WHERE schemaname = $1', [schema]);
-      const target = pg.escapeIdentifier(TARGET_SCHEMA);
+      if (now !== expected) throw new TargetChangedError(`the target changed while the store was written beside it (its clocks moved from ${expected} to ${now})`);
+      const counted = ACCOUNT_TABLES.map((table) => `(SELECT count(*) FROM ${quoted(TARGET_SCHEMA)}.${quoted(table)})`).join(' + ');
+      const { rows: held } = await client.query<{ n: string }>(`SELECT ${counted} AS n`);
+      if (Number(held[0]!.n) > 0) throw new TargetChangedError('the target gained accounts, keys, sessions or saved requests while the store was written beside it');
+      const { rows } = await client.query<{ name: string }>('SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY 1', [schema]);
       for (const { name } of rows) {
-        await client.query(`DROP TABLE IF EXISTS ${target}.${pg.escapeIdentifier(name)} CASCADE`);
-        await client.query(`ALTER TABLE ${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(name)} SET SCHEMA ${target}`);
+        if (TARGET_ONLY.has(name)) continue;
+        const target = `${quoted(TARGET_SCHEMA)}.${quoted(name)}`;
+        await client.query(`DELETE FROM ${target}`);
+        await client.query(`INSERT INTO ${target} SELECT * FROM ${quoted(schema)}.${quoted(name)}`);
       }
-      await client.query(`DROP SCHEMA ${pg.escapeIdentifier(schema)}`);
+      await client.query(`DROP SCHEMA ${quoted(schema)} CASCADE`);
     }),
   );
 }
