@@ -9,7 +9,8 @@ import { openPool } from '../../src/store/postgres/pool.ts';
 import { inTransaction } from '../../src/store/postgres/transaction.ts';
 import { LATEST_VERSION, MIGRATIONS, migrate } from '../../src/store/postgres/migrations.ts';
 import { TEST_DATABASE_URL, dropSchema, freshSchema } from '../support/backends.ts';
-import { createDatabase, dropDatabase } from '../support/postgres.ts';
+import { createDatabase, dropDatabase, withClient } from '../support/postgres.ts';
+import { openStorage } from '../../src/store/storage.ts';
 import { PgKeyValueSpace } from '../../src/store/postgres/pg-key-value-space.ts';
 
 const codeOf = (error: unknown) => (error as { code?: string }).code;
@@ -77,6 +78,34 @@ if (TEST_DATABASE_URL) {
       assert.is(again.stdout, `schema already at version ${LATEST_VERSION}\n`);
     } finally {
       await dropDatabase(url, databaseUrl);
+    }
+  });
+
+  test('a service user that may only read and write the tables their owner migrated opens the store', async () => {
+    const databaseUrl = await createDatabase(url);
+    const role = `tms_rw_${process.pid}`;
+    try {
+      const migrated = await migrateCommand({ TMS_DATABASE_URL: databaseUrl });
+      assert.is(migrated.code, 0, migrated.stderr);
+      await withClient(databaseUrl, async (client) => {
+        await client.query(`CREATE ROLE ${role} LOGIN PASSWORD 'rw'`);
+        await client.query(`GRANT CONNECT ON DATABASE ${new URL(databaseUrl).pathname.slice(1)} TO ${role}`);
+        await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+        await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+      });
+      const serviceUrl = new URL(databaseUrl);
+      serviceUrl.username = role;
+      serviceUrl.password = 'rw';
+      const storage = await openStorage({ dataDir: '', databaseUrl: serviceUrl.toString() });
+      try {
+        const created = await storage.timelines.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: 'by the service user', variation: '', owner: '' });
+        assert.is((await storage.timelines.getTimeline(created.timeline_id))?.description, 'by the service user');
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      await dropDatabase(url, databaseUrl);
+      await withClient(url, (client) => client.query(`DROP ROLE IF EXISTS ${role}`));
     }
   });
 

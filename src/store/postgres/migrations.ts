@@ -112,6 +112,12 @@ async function createVersionTable(pool: pg.Pool, schema: string): Promise<void> 
       // Only when missing: creating a schema needs a right on the whole database that tms otherwise does without.
       const existing = await pool.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
       if (existing.rowCount === 0) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      // Creating, even "if not exists", needs CREATE on the schema: a service user that only reads and writes the
+      // tables its owner migrated does not have it.
+      const { rows } = await pool.query<{ ready: boolean }>(
+        "SELECT to_regclass('tms_schema_version') IS NOT NULL AND to_regclass('tms_migration_log') IS NOT NULL AS ready",
+      );
+      if (rows[0]!.ready) return;
       await pool.query(`
         CREATE TABLE IF NOT EXISTS tms_schema_version (
           one boolean PRIMARY KEY DEFAULT true CHECK (one),
