@@ -279,6 +279,33 @@ if (TEST_DATABASE_URL) {
     }
   });
 
+  test("a PostgreSQL restore keeps the target's tables, their grants with them: a service user with rights on them reads the restored store", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tms-restore-grants-'));
+    const databaseUrl = await createDatabase(adminUrl);
+    const role = `tms_service_${process.pid}`;
+    try {
+      // Migrated by the owner; the service's user may only read and write the tables.
+      await withStorage({ dataDir: '', databaseUrl }, async () => undefined);
+      await withClient(databaseUrl, async (client) => {
+        await client.query(`CREATE ROLE ${role} LOGIN PASSWORD 'service'`);
+        await client.query(`GRANT CONNECT ON DATABASE ${new URL(databaseUrl).pathname.slice(1)} TO ${role}`);
+        await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+        await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+      });
+      const file = await smallBackup(dir);
+      const run = await tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
+      assert.is(run.code, 0, run.stderr);
+      const serviceUrl = new URL(databaseUrl);
+      serviceUrl.username = role;
+      serviceUrl.password = 'service';
+      assert.equal(await timelinesIn({ dataDir: '', databaseUrl: serviceUrl.toString() }), await timelinesIn({ dataDir: join(dir, 'small') }));
+    } finally {
+      await dropDatabase(adminUrl, databaseUrl);
+      await withClient(adminUrl, (client) => client.query(`DROP ROLE IF EXISTS ${role}`));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a database user who may not create a schema restores into the target itself, and is told so', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tms-restore-limited-'));
     const databaseUrl = await createDatabase(adminUrl);
