@@ -170,7 +170,7 @@ judged; a leak shows as a steady rise that the heap's sawtooth does not hide.
 
 function summaryJson(run: RunState, figures: SoakFigures, { durationS, seed }: Asked): string {
   const { ledger, readBacks, idleLoop, loadAverages, failures, samples } = run;
-  const { passed, requests, faceTotals, acknowledgedWrites, serverErrors, clientErrors, shed, inFlightAtKill, refused, restarts, firstWarm, lastFinal, worstGrowth, loopMedian, loopMax, checks } = figures;
+  const { passed, requests, faceTotals, acknowledgedWrites, serverErrors, clientErrors, shed, inFlightAtKill, refused, restarts, firstWarm, lastFinal, worstGrowth, loopMedian, loopMax, checks, lifeFigures } = figures;
   return JSON.stringify(
     {
       passed,
@@ -191,6 +191,7 @@ function summaryJson(run: RunState, figures: SoakFigures, { durationS, seed }: A
       rssStartMiB: firstWarm,
       rssEndMiB: lastFinal,
       worstRssGrowth: worstGrowth,
+      lives: lifeFigures.map((f) => ({ life: f.life.index, rssAfterWarmupMiB: f.warmRss, rssAtEndMiB: f.finalRss, growth: f.growth, rssTrendMiBPerHour: f.rssTrendPerHour })),
       loopP99MedianMs: loopMedian,
       loopP99WorstMs: loopMax,
       idleLoopP99Ms: idleLoop,
