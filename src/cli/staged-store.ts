@@ -93,6 +93,7 @@ export async function stageSchema(databaseUrl: string, where: string, write: Sta
   return {
     spec: { ...direct, databaseSchema: schema },
     async putInPlace() {
+      say(`filling ${where}'s tables from the staged copy, in one transaction`);
       try {
         await swapIn(databaseUrl, schema, expected);
       } catch (error) {
