@@ -22,7 +22,7 @@ export const options = new Command()
   .option('--seconds <n>', 'how long to run, in seconds (instead of --minutes)', number('--seconds'))
   .option('--concurrency <n>', 'requests in flight', number('--concurrency'), 12)
   .option('--rate <n>', 'operations started per second, across all workers (default: as fast as they complete)', number('--rate'))
-  .option('--kills <n>', 'SIGKILLs to aim for (default: one per 40 s); fewer when the run is too short for them, but always one', number('--kills'))
+  .option('--kills <n>', 'SIGKILLs to aim for (default: one per 40 s); fewer when the lives between them could not hold the warm-up and both memory windows, but always one', number('--kills'))
   .option('--seed <n>', 'seed of the random choices (kill moments, operations, faces)', number('--seed'))
   .parse()
   .opts<SoakOptions>();
