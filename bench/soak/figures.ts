@@ -7,6 +7,8 @@ import type { RunState } from './run-state.ts';
 import type { Sample } from './sampler.ts';
 
 const RSS_GROWTH_LIMIT = 0.1;
+/** The shortest stretch after warm-up whose RSS trend is reported. */
+const TREND_MIN_S = 600;
 /** prom-client samples the loop every 10 ms, so an idle loop reads 10 ms; the project's target is 20 ms p99. */
 const LOOP_P99_LIMIT_MS = 20;
 export const LOOP_WINDOW_SHARE = 0.9;
@@ -72,7 +74,8 @@ function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: 
     const loop = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
     const mainRun = within((s) => s.mainRunMs, l.loadFrom + warmupS, Infinity);
     const mainWait = within((s) => s.mainWaitMs, l.loadFrom + warmupS, Infinity);
-    const trend = judged ? slope(mine.filter((s) => s.at >= l.loadFrom + warmupS).map((s) => ({ x: s.at, y: s.rssMiB }))) : undefined;
+    // A slope over seconds says nothing of an hour: lives judged for less than ten minutes get none.
+    const trend = end - l.loadFrom - warmupS >= TREND_MIN_S ? slope(mine.filter((s) => s.at >= l.loadFrom + warmupS).map((s) => ({ x: s.at, y: s.rssMiB }))) : undefined;
     return {
       life: l,
       warmRss,

@@ -163,8 +163,8 @@ Memory rule: a process life is judged when it lasted at least ${(warmupS + 2 * w
 ${windowS.toFixed(0)} s may exceed the median of the ${windowS.toFixed(0)} s after its first ${warmupS.toFixed(0)} s (warm-up) by at most 10 %. Each restart
 begins a new life with cold caches, so lives are not compared with each other. Kills are spaced, allowing for the longest
 restart and read-back seen so far, so that each life lasts that long; one that still ends shorter (a slower restart) is not judged.
-The RSS trend is the slope of the least-squares line through a judged life's samples after warm-up, in MiB an hour: shown, not
-judged; a leak shows as a steady rise that the heap's sawtooth does not hide.
+The RSS trend is the slope of the least-squares line through a life's samples after warm-up, in MiB an hour, for lives that ran
+at least 10 minutes after it: shown, not judged; a leak shows as a steady rise that the heap's sawtooth does not hide.
 `;
 }
 
