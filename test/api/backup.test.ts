@@ -14,7 +14,7 @@ import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
 import { ADMIN_KEY, call, startTestServer } from '../support/server.ts';
 import { BackupFileError, verifyBackup } from '../../src/store/backup-format.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
-import { createDatabase, dropDatabase, stagingSchemas, startRelay, withClient } from '../support/postgres.ts';
+import { createDatabase, createRole, dropDatabase, stagingSchemas, startRelay, withClient } from '../support/postgres.ts';
 import { eventually } from '../support/eventually.ts';
 import { refusal, tms, withStorage } from '../support/cli.ts';
 import type { StorageOptions } from '../../src/store/storage.ts';
@@ -286,19 +286,11 @@ if (TEST_DATABASE_URL) {
     try {
       // Migrated by the owner; the service's user may only read and write the tables.
       await withStorage({ dataDir: '', databaseUrl }, async () => undefined);
-      await withClient(databaseUrl, async (client) => {
-        await client.query(`CREATE ROLE ${role} LOGIN PASSWORD 'service'`);
-        await client.query(`GRANT CONNECT ON DATABASE ${new URL(databaseUrl).pathname.slice(1)} TO ${role}`);
-        await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
-        await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
-      });
+      const serviceUrl = await createRole(databaseUrl, role, 'USAGE', 'SELECT, INSERT, UPDATE, DELETE');
       const file = await smallBackup(dir);
       const run = await tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
       assert.is(run.code, 0, run.stderr);
-      const serviceUrl = new URL(databaseUrl);
-      serviceUrl.username = role;
-      serviceUrl.password = 'service';
-      assert.equal(await timelinesIn({ dataDir: '', databaseUrl: serviceUrl.toString() }), await timelinesIn({ dataDir: join(dir, 'small') }));
+      assert.equal(await timelinesIn({ dataDir: '', databaseUrl: serviceUrl }), await timelinesIn({ dataDir: join(dir, 'small') }));
     } finally {
       await dropDatabase(adminUrl, databaseUrl);
       await withClient(adminUrl, (client) => client.query(`DROP ROLE IF EXISTS ${role}`));
@@ -311,16 +303,9 @@ if (TEST_DATABASE_URL) {
     const databaseUrl = await createDatabase(adminUrl);
     const role = `tms_limited_${process.pid}`;
     try {
-      await withClient(databaseUrl, async (client) => {
-        await client.query(`CREATE ROLE ${role} LOGIN PASSWORD 'limited'`);
-        await client.query(`GRANT CONNECT ON DATABASE ${new URL(databaseUrl).pathname.slice(1)} TO ${role}`);
-        await client.query(`GRANT USAGE, CREATE ON SCHEMA public TO ${role}`);
-      });
-      const limitedUrl = new URL(databaseUrl);
-      limitedUrl.username = role;
-      limitedUrl.password = 'limited';
+      const limitedUrl = await createRole(databaseUrl, role, 'USAGE, CREATE');
       const file = await smallBackup(dir);
-      const run = await tms(['restore', file, '--database-url', limitedUrl.toString(), '--no-progress']);
+      const run = await tms(['restore', file, '--database-url', limitedUrl, '--no-progress']);
       assert.is(run.code, 0, run.stderr);
       assert.match(run.stderr, /this database user may not create a schema, so the store is written into .* itself: if that fails part way, drop and recreate the database before trying again/);
       assert.equal(await timelinesIn({ dataDir: '', databaseUrl }), await timelinesIn({ dataDir: join(dir, 'small') }));

@@ -9,7 +9,7 @@ import { openPool } from '../../src/store/postgres/pool.ts';
 import { inTransaction } from '../../src/store/postgres/transaction.ts';
 import { LATEST_VERSION, MIGRATIONS, migrate } from '../../src/store/postgres/migrations.ts';
 import { TEST_DATABASE_URL, dropSchema, freshSchema } from '../support/backends.ts';
-import { createDatabase, dropDatabase, withClient } from '../support/postgres.ts';
+import { createDatabase, createRole, dropDatabase, withClient } from '../support/postgres.ts';
 import { openStorage } from '../../src/store/storage.ts';
 import { PgKeyValueSpace } from '../../src/store/postgres/pg-key-value-space.ts';
 
@@ -87,16 +87,8 @@ if (TEST_DATABASE_URL) {
     try {
       const migrated = await migrateCommand({ TMS_DATABASE_URL: databaseUrl });
       assert.is(migrated.code, 0, migrated.stderr);
-      await withClient(databaseUrl, async (client) => {
-        await client.query(`CREATE ROLE ${role} LOGIN PASSWORD 'rw'`);
-        await client.query(`GRANT CONNECT ON DATABASE ${new URL(databaseUrl).pathname.slice(1)} TO ${role}`);
-        await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
-        await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
-      });
-      const serviceUrl = new URL(databaseUrl);
-      serviceUrl.username = role;
-      serviceUrl.password = 'rw';
-      const storage = await openStorage({ dataDir: '', databaseUrl: serviceUrl.toString() });
+      const serviceUrl = await createRole(databaseUrl, role, 'USAGE', 'SELECT, INSERT, UPDATE, DELETE');
+      const storage = await openStorage({ dataDir: '', databaseUrl: serviceUrl });
       try {
         const created = await storage.timelines.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: 'by the service user', variation: '', owner: '' });
         assert.is((await storage.timelines.getTimeline(created.timeline_id))?.description, 'by the service user');

@@ -32,6 +32,24 @@ export async function dropDatabase(adminUrl: string, databaseUrl: string): Promi
 /** Runs SQL as the admin in database `databaseUrl`. */
 export const sqlOn = (databaseUrl: string, sql: string): Promise<unknown> => withClient(databaseUrl, (client) => client.query(sql));
 
+/**
+ * A login role in the database `databaseUrl` names, with `schemaRights` on its `public` schema (`USAGE`, or
+ * `USAGE, CREATE`) and, when `tableRights`, those rights on every table there now; returns the URL that logs in as it.
+ */
+export async function createRole(databaseUrl: string, role: string, schemaRights: string, tableRights?: string): Promise<string> {
+  const password = `${role}-password`;
+  await withClient(databaseUrl, async (client) => {
+    await client.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+    await client.query(`GRANT CONNECT ON DATABASE ${new URL(databaseUrl).pathname.slice(1)} TO ${role}`);
+    await client.query(`GRANT ${schemaRights} ON SCHEMA public TO ${role}`);
+    if (tableRights) await client.query(`GRANT ${tableRights} ON ALL TABLES IN SCHEMA public TO ${role}`);
+  });
+  const url = new URL(databaseUrl);
+  url.username = role;
+  url.password = password;
+  return url.toString();
+}
+
 /** The schemas `tms restore` and `tms copy-store` stage a store in (`tms_staging_<pid>`) that are still there. */
 export const stagingSchemas = (databaseUrl: string): Promise<string[]> =>
   withClient(databaseUrl, async (client) => (await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, 'tms_staging_')`)).rows.map((row) => row.name));
