@@ -4,6 +4,7 @@ import type { Tally } from './counting.ts';
 import { FACES } from './faces.ts';
 import type { Life } from './lives.ts';
 import type { RunState } from './run-state.ts';
+import type { GcCounts } from './process-samples.ts';
 import type { Sample } from './sampler.ts';
 
 const RSS_GROWTH_LIMIT = 0.1;
@@ -33,6 +34,9 @@ export interface LifeFigures {
   warmExternal?: number;
   finalExternal?: number;
   loop: number[];
+  /** Full collections, and pauses over 10 ms, a minute after warm-up. */
+  majorGcPerMin?: number;
+  longGcPausesPerMin?: number;
   /** Per second after warm-up: ms the request thread ran, and ms it waited for a CPU. */
   mainRun: number[];
   mainWait: number[];
@@ -74,6 +78,10 @@ function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: 
     const loop = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
     const mainRun = within((s) => s.mainRunMs, l.loadFrom + warmupS, Infinity);
     const mainWait = within((s) => s.mainWaitMs, l.loadFrom + warmupS, Infinity);
+    const counted = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.gc !== undefined);
+    const [firstGc, lastGc] = [counted[0], counted.at(-1)];
+    const gcMinutes = firstGc && lastGc ? (lastGc.at - firstGc.at) / 60 : 0;
+    const gcRate = (pick: (gc: GcCounts) => number) => (gcMinutes > 0 ? (pick(lastGc!.gc!) - pick(firstGc!.gc!)) / gcMinutes : undefined);
     // A slope over seconds says nothing of an hour: lives judged for less than ten minutes get none.
     const trend = end - l.loadFrom - warmupS >= TREND_MIN_S ? slope(mine.filter((s) => s.at >= l.loadFrom + warmupS).map((s) => ({ x: s.at, y: s.rssMiB }))) : undefined;
     return {
@@ -91,6 +99,8 @@ function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: 
       warmExternal: warmWindow((s) => s.externalMiB),
       finalExternal: finalWindow((s) => s.externalMiB),
       loop,
+      majorGcPerMin: gcRate((gc) => gc.major),
+      longGcPausesPerMin: gcRate((gc) => gc.over10ms),
       mainRun,
       mainWait,
     };

@@ -22,11 +22,33 @@ export async function rssMiB(pid: number): Promise<number | undefined> {
   }
 }
 
+/** Garbage collections since the process started, from prom-client's `nodejs_gc_duration_seconds` histogram. */
+export interface GcCounts {
+  /** Full (mark-compact) collections. */
+  major: number;
+  /** Pauses of any kind longer than 10 ms: the ones that show in a 20-ms loop-delay limit. */
+  over10ms: number;
+}
+
+export function gcCounts(metrics: string): GcCounts | undefined {
+  const counts = [...metrics.matchAll(/^tms_nodejs_gc_duration_seconds_count\{kind="(\w+)"\} ([0-9.e+-]+)$/gm)];
+  if (counts.length === 0) return undefined;
+  const within10ms = [...metrics.matchAll(/^tms_nodejs_gc_duration_seconds_bucket\{le="0\.01",kind="\w+"\} ([0-9.e+-]+)$/gm)];
+  const total = counts.reduce((n, m) => n + Number(m[2]), 0);
+  return {
+    major: Number(counts.find((m) => m[1] === 'major')?.[2] ?? 0),
+    over10ms: total - within10ms.reduce((n, m) => n + Number(m[1]), 0),
+  };
+}
+
 /**
  * The loop-delay p99 (prom-client resets its histogram at every scrape: each value covers the second since the
- * last) and the bytes the caches hold, from one scrape of /metrics.
+ * last), the bytes the caches hold, the heap and the collections so far, from one scrape of /metrics.
  */
-export async function scrape(agent: Agent, port: number): Promise<{ loopP99?: number; cacheMiB?: number; heapMiB?: number; heapTotalMiB?: number; externalMiB?: number }> {
+export async function scrape(
+  agent: Agent,
+  port: number,
+): Promise<{ loopP99?: number; cacheMiB?: number; heapMiB?: number; heapTotalMiB?: number; externalMiB?: number; gc?: GcCounts }> {
   const reply = await new Promise<string | undefined>((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/metrics', agent, timeout: 5000 }, (res) => {
       let text = '';
@@ -52,6 +74,7 @@ export async function scrape(agent: Agent, port: number): Promise<{ loopP99?: nu
     externalMiB: mibOf('nodejs_external_memory_bytes'),
     loopP99: match ? Number(match[1]) * 1000 : undefined,
     cacheMiB: caches.length ? caches.reduce((a, b) => a + b, 0) / 1024 / 1024 : undefined,
+    gc: gcCounts(reply),
   };
 }
 export const loopP99 = async (agent: Agent, port: number) => (await scrape(agent, port)).loopP99;

@@ -45,6 +45,7 @@ const lifeRows = ({ kills, now }: RunState, lifeFigures: LifeFigures[]) =>
     `${mib(f.warmCache)} → ${mib(f.finalCache)}`,
     msText(percentile([...f.loop].sort((a, b) => a - b), 50)),
     msText(f.loop.length ? Math.max(...f.loop) : NaN),
+    `${msText(f.majorGcPerMin)} / ${msText(f.longGcPausesPerMin)}`,
     `${msText(median(f.mainRun))} / ${msText(median(f.mainWait))}`,
   ]);
 
@@ -150,7 +151,7 @@ Process lives (times in seconds since the start; RSS from \`/proc/<pid>/status\`
 process's \`tms_nodejs_eventloop_lag_p99_seconds\` on \`/metrics\`, which prom-client resets at every scrape, so each
 sample covers the second before it):
 
-${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'RSS trend after warm-up, MiB an hour', 'V8 heap used MiB', 'V8 heap reserved MiB', 'Buffers and ArrayBuffers MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms', 'request thread on a CPU / waiting for one, ms per s (median)'], lifeRows(run, lifeFigures))}
+${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB', 'RSS at end MiB', 'growth', 'RSS trend after warm-up, MiB an hour', 'V8 heap used MiB', 'V8 heap reserved MiB', 'Buffers and ArrayBuffers MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms', 'collections a minute: full / pauses over 10 ms', 'request thread on a CPU / waiting for one, ms per s (median)'], lifeRows(run, lifeFigures))}
 
 Read-backs:
 
@@ -165,6 +166,8 @@ begins a new life with cold caches, so lives are not compared with each other. K
 restart and read-back seen so far, so that each life lasts that long; one that still ends shorter (a slower restart) is not judged.
 The RSS trend is the slope of the least-squares line through a life's samples after warm-up, in MiB an hour, for lives that ran
 at least 10 minutes after it: shown, not judged; a leak shows as a steady rise that the heap's sawtooth does not hide.
+Collections a minute come from the process's \`tms_nodejs_gc_duration_seconds\` histogram over the life after warm-up: full
+(mark-compact) collections, and pauses of any kind over 10 ms, each of which shows in that second's loop-delay p99.
 `;
 }
 
@@ -191,7 +194,7 @@ function summaryJson(run: RunState, figures: SoakFigures, { durationS, seed }: A
       rssStartMiB: firstWarm,
       rssEndMiB: lastFinal,
       worstRssGrowth: worstGrowth,
-      lives: lifeFigures.map((f) => ({ life: f.life.index, rssAfterWarmupMiB: f.warmRss, rssAtEndMiB: f.finalRss, growth: f.growth, rssTrendMiBPerHour: f.rssTrendPerHour })),
+      lives: lifeFigures.map((f) => ({ life: f.life.index, rssAfterWarmupMiB: f.warmRss, rssAtEndMiB: f.finalRss, growth: f.growth, rssTrendMiBPerHour: f.rssTrendPerHour, majorGcPerMin: f.majorGcPerMin, longGcPausesPerMin: f.longGcPausesPerMin })),
       loopP99MedianMs: loopMedian,
       loopP99WorstMs: loopMax,
       idleLoopP99Ms: idleLoop,

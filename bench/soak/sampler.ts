@@ -1,6 +1,6 @@
 /** Once a second, a sample of the current process: its memory, event-loop delay and CPU time. */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { rssMiB, schedstat, scrape } from './process-samples.ts';
+import { rssMiB, schedstat, scrape, type GcCounts } from './process-samples.ts';
 import type { RunState } from './run-state.ts';
 
 export interface Sample {
@@ -16,6 +16,8 @@ export interface Sample {
   heapTotalMiB?: number;
   /** Memory of Buffers and ArrayBuffers outside the heap (tms_nodejs_external_memory_bytes). */
   externalMiB?: number;
+  /** Collections since the process started: the loop delay's share that is the garbage collector. */
+  gc?: GcCounts;
   /**
    * The request thread's time on a CPU, and runnable but waiting for one, in the second before the sample
    * (/proc/<pid>/schedstat): the wait is the machine's share of the loop delay, the time on a CPU ours.
@@ -42,6 +44,7 @@ export async function sampleLoop(run: RunState): Promise<void> {
           heapMiB: metrics.heapMiB,
           heapTotalMiB: metrics.heapTotalMiB,
           externalMiB: metrics.externalMiB,
+          gc: metrics.gc,
           ...(sched && since && { mainRunMs: (sched.run - since.run) / 1e6, mainWaitMs: (sched.wait - since.wait) / 1e6 }),
         });
       }

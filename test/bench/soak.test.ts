@@ -24,6 +24,7 @@ interface SoakSummary {
   readBacks: number;
   failures: string[];
   checks: { name: string; measured: string; met: boolean }[];
+  lives: { life: number; majorGcPerMin?: number; longGcPausesPerMin?: number }[];
 }
 
 test('a 30-second soak with a kill -9 loses no acknowledged write and answers no 5xx outside the restart', async () => {
@@ -50,6 +51,8 @@ test('a 30-second soak with a kill -9 loses no acknowledged write and answers no
     assert.is(summary.serverErrorsOutsideRestarts, 0, `no 5xx outside restarts: ${summary.failures.join('; ')}`);
     assert.is(summary.clientErrors, 0, `no 4xx: ${summary.failures.join('; ')}`);
     for (const face of ['REST', 'Connect', 'gRPC']) assert.ok((summary.byFace[face] ?? 0) > 0, `requests over ${face}`);
+    const first = summary.lives[0];
+    assert.ok(first && first.majorGcPerMin! >= 0 && first.longGcPausesPerMin! >= 0, `the first life's collections a minute: ${JSON.stringify(first)}`);
     const report = await readFile(join(dir, 'soak.md'), 'utf8');
     assert.ok(report.includes('## Soak') && report.includes('](soak.svg)'), 'the report, linking its chart');
     assert.match(report, /\| acknowledged writes lost \| 0 \| 0 \| met \|/);
