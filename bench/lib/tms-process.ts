@@ -66,10 +66,13 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   });
 }
 
-/** tms as `npm start` runs it, with the same malloc setting (docs/decisions.md: shared memory of the causal graph). */
+/**
+ * tms as `npm start` runs it, with the same malloc setting and young generation (docs/decisions.md: shared memory of
+ * the causal graph; Node 24's young generation).
+ */
 export const startTms = (dataDir: string, adminKey: string, node?: string) =>
   startProcess(
-    ['src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-key', adminKey, '--rate-limit', '0'],
+    ['--max-semi-space-size=16', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--admin-key', adminKey, '--rate-limit', '0'],
     { TMS_LOG_LEVEL: 'info', MALLOC_MMAP_THRESHOLD_: '1048576' },
     /listening on http:\/\/[^:]+:(\d+)/,
     node,
