@@ -34,12 +34,25 @@ export interface ClockSimulation {
   estimatedNoiseLevel: number;
 }
 
+/**
+ * The simulation's working arrays, kept for the next simulation on this thread: a nanosecond anchor's two
+ * 8-MiB arrays in fresh memory cost more in page faults than the simulation's arithmetic (docs/performance.md).
+ * Only figures leave `simulateClock`, never the arrays, so reusing them is safe.
+ */
+let scratch = new Float64Array(0);
+
+function workingArrays(samples: number): { frequency: Float64Array; phase: Float64Array } {
+  if (scratch.length < 2 * samples + 1) scratch = new Float64Array(2 * samples + 1);
+  return { frequency: scratch.subarray(0, samples), phase: scratch.subarray(samples, 2 * samples + 1) };
+}
+
 export function simulateClock(input: ClockSimulationInput): ClockSimulation {
   const { offset, noiseLevel, holdSeconds, samples } = input;
   const step = holdSeconds / samples;
-  const frequency = new SeededNormals(input.seedKey).fillNormals(new Float64Array(samples));
+  const { frequency, phase } = workingArrays(samples);
+  new SeededNormals(input.seedKey).fillNormals(frequency);
   const spread = noiseLevel / Math.sqrt(step);
-  const phase = new Float64Array(samples + 1);
+  phase[0] = 0;
   for (let k = 0; k < samples; k++) phase[k + 1] = phase[k]! + (offset + spread * frequency[k]!) * step;
 
   const allan: AllanPoint[] = [];

@@ -84,6 +84,16 @@ test('the same anchor and conditions always give the same answer; another anchor
   assert.ok(Math.abs(other.predictedErrorSeconds / check(conditions).predictedErrorSeconds - 1) < 0.1);
 });
 
+test('a simulation gives the same figures whatever ran before it on the thread (its working arrays are reused)', () => {
+  const small = { offset: 1e-9, noiseLevel: 1, holdSeconds: 1, samples: 10_000, seedKey: 'reuse' };
+  const large = { ...small, samples: 1 << 20 };
+  const first = simulateClock(small);
+  const big = simulateClock(large);
+  simulateClock({ offset: 5e-7, noiseLevel: 2, holdSeconds: 3, samples: 777, seedKey: 'other' });
+  assert.equal(simulateClock(small), first);
+  assert.equal(simulateClock(large), big);
+});
+
 const conditionsArbitrary: fc.Arbitrary<AnchorConditions> = fc.record(
   {
     temperatureKelvin: fc.double({ min: 0, max: 10_000, noNaN: true }),
