@@ -9,6 +9,7 @@ import { SavedRequests } from './saved-requests/saved-requests.ts';
 import { assertCovered } from './accounts/authorization.ts';
 import { RateLimiter } from './accounts/rate-limit.ts';
 import { AnalysisPool } from './analysis/pool.ts';
+import { AnchorStabilityChecker } from './analysis/anchor-stability-checker.ts';
 import { loadCatalogueIfEmpty } from './catalogue/load.ts';
 import { Metrics } from './observability/metrics.ts';
 import { createOperations } from './api/operations/index.ts';
@@ -86,9 +87,10 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});
     closers.push(() => pool.close());
     readiness.addCheck(() => pool.problem());
-    const metrics = new Metrics(pool, store);
+    const anchorStability = new AnchorStabilityChecker(pool);
+    const metrics = new Metrics(pool, { cacheCounts: () => [...store.cacheCounts(), anchorStability.counts()] });
     const savedRequests = new SavedRequests(storage.savedRequests);
-    const operations = createOperations({ store, pool, access, savedRequests, config });
+    const operations = createOperations({ store, pool, anchorStability, access, savedRequests, config });
     // A new RPC without a row in the authorization table must fail at start, not serve unguarded.
     assertCovered(rpcMethods.keys());
     const gate = createGate(access, new RateLimiter({ ratePerSecond: config.rateLimit }));

@@ -1,5 +1,6 @@
 /** The messages between the pool and its workers. Plain data: structured-clone friendly, no class instances. */
-import type { AnchorStability, AnchorStabilityInput } from '../anchors/stability.ts';
+import type { ClockSimulation } from '../anchors/clock-simulation.ts';
+import type { AnchorAccuracy } from '../anchors/stability.ts';
 import type { ErrorCode } from '../domain/errors.ts';
 import type { AnchorPin } from './causal-graph.ts';
 import type { CausalGraphArrays } from './graph-shape.ts';
@@ -13,12 +14,13 @@ export interface ParadoxTask {
   options: ParadoxAnalysisOptions;
 }
 
-export interface AnchorStabilityTask {
-  kind: 'anchor_stability';
-  input: AnchorStabilityInput;
+export interface AnchorNoiseTask {
+  kind: 'anchor_noise';
+  anchorId: string;
+  accuracy: AnchorAccuracy;
 }
 
-export type AnalysisTask = ParadoxTask | AnchorStabilityTask;
+export type AnalysisTask = ParadoxTask | AnchorNoiseTask;
 
 /** An ApiError as it crosses the thread boundary (its class does not survive structured cloning). */
 export interface TaskFailure {
@@ -34,10 +36,10 @@ export interface ParadoxTaskResult {
   graph: CausalGraphArrays;
 }
 
-export interface AnchorStabilityTaskResult {
-  kind: 'anchor_stability';
-  stability?: AnchorStability;
+export interface AnchorNoiseTaskResult {
+  kind: 'anchor_noise';
+  noise?: ClockSimulation;
   failure?: TaskFailure;
 }
 
-export type AnalysisTaskResult = ParadoxTaskResult | AnchorStabilityTaskResult;
+export type AnalysisTaskResult = ParadoxTaskResult | AnchorNoiseTaskResult;

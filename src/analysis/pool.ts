@@ -5,10 +5,11 @@
  */
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { computeAnchorStability } from '../anchors/stability.ts';
-import type { AnchorStability, AnchorStabilityInput } from '../anchors/stability.ts';
+import type { ClockSimulation } from '../anchors/clock-simulation.ts';
+import { simulateUnitNoise } from '../anchors/stability.ts';
+import type { AnchorAccuracy } from '../anchors/stability.ts';
 import { ApiError } from '../domain/errors.ts';
-import type { AnalysisTask, AnchorStabilityTaskResult, ParadoxTaskResult, TaskFailure } from './analysis-task.ts';
+import type { AnalysisTask, AnchorNoiseTaskResult, ParadoxTaskResult, TaskFailure } from './analysis-task.ts';
 import type { AnchorPin } from './causal-graph.ts';
 import type { CausalGraphArrays } from './graph-shape.ts';
 import { packedArraysIntact, packGraph, restoreGraph } from './graph-transfer.ts';
@@ -116,18 +117,18 @@ export class AnalysisPool {
     return result.report!;
   }
 
-  /** Nanosecond anchors (about a million simulated samples) go to a worker; microsecond ones run inline. */
-  async checkAnchorStability(input: AnchorStabilityInput, options: { forceWorker?: boolean } = {}): Promise<AnchorStability> {
-    if (input.accuracy === 'microsecond' && !options.forceWorker) {
+  /** An anchor's unit noise: nanosecond anchors (about a million simulated samples) on a worker, microsecond ones inline. */
+  async simulateUnitNoise(anchorId: string, accuracy: AnchorAccuracy, options: { forceWorker?: boolean } = {}): Promise<ClockSimulation> {
+    if (accuracy === 'microsecond' && !options.forceWorker) {
       this.ensureOpen();
-      const stability = computeAnchorStability(input);
+      const noise = simulateUnitNoise(anchorId, accuracy);
       this.inlineCompleted++;
-      return stability;
+      return noise;
     }
     this.ensureRoom();
-    const result = (await this.run({ kind: 'anchor_stability', input }, [])) as AnchorStabilityTaskResult;
+    const result = (await this.run({ kind: 'anchor_noise', anchorId, accuracy }, [])) as AnchorNoiseTaskResult;
     if (result.failure) throw apiErrorOf(result.failure);
-    return result.stability!;
+    return result.noise!;
   }
 
   stats(): AnalysisPoolStats {

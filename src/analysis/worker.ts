@@ -4,7 +4,7 @@
  * the graph's buffers back, whether it succeeded or not.
  */
 import { move } from 'piscina';
-import { computeAnchorStability } from '../anchors/stability.ts';
+import { simulateUnitNoise } from '../anchors/stability.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { AnalysisTask, AnalysisTaskResult, TaskFailure } from './analysis-task.ts';
 import { returnableBuffers } from './graph-transfer.ts';
@@ -19,11 +19,11 @@ function failureOf(error: unknown): TaskFailure {
 }
 
 export default function runAnalysisTask(task: AnalysisTask): unknown {
-  if (task.kind === 'anchor_stability') {
+  if (task.kind === 'anchor_noise') {
     try {
-      return { kind: 'anchor_stability', stability: computeAnchorStability(task.input) } satisfies AnalysisTaskResult;
+      return { kind: 'anchor_noise', noise: simulateUnitNoise(task.anchorId, task.accuracy) } satisfies AnalysisTaskResult;
     } catch (error) {
-      return { kind: 'anchor_stability', failure: failureOf(error) } satisfies AnalysisTaskResult;
+      return { kind: 'anchor_noise', failure: failureOf(error) } satisfies AnalysisTaskResult;
     }
   }
   let result: AnalysisTaskResult;

@@ -27,7 +27,7 @@
  * harsher condition can never come out better by the luck of a different draw.
  */
 import { simulateClock } from './clock-simulation.ts';
-import type { AllanPoint } from './clock-simulation.ts';
+import type { AllanPoint, ClockSimulation } from './clock-simulation.ts';
 import type { AnchorConditions } from './units.ts';
 
 export type AnchorAccuracy = 'microsecond' | 'nanosecond';
@@ -111,13 +111,25 @@ export function statusFor(predictedErrorSeconds: number, accuracy: AnchorAccurac
   return predictedErrorSeconds <= CRITICAL_ABOVE_SECONDS[accuracy] ? 'Unstable' : 'Critical';
 }
 
-/** Pure and deterministic; microsecond anchors take well under a millisecond, nanosecond ones tens of ms. */
-export function computeAnchorStability(input: AnchorStabilityInput): AnchorStability {
+/**
+ * The anchor's own noise at unit level (h = 1, no offset): the costly part of a check, and a pure function of
+ * the anchor's id and accuracy, so the same for every check and adjustment of that anchor. Microsecond
+ * anchors take well under a millisecond, nanosecond ones tens of ms.
+ */
+export function simulateUnitNoise(anchorId: string, accuracy: AnchorAccuracy): ClockSimulation {
+  const seedKey = `anchor-noise\u0000${anchorId}`;
+  return simulateClock({ offset: 0, noiseLevel: 1, holdSeconds: HOLD_INTERVAL_SECONDS, samples: SAMPLES[accuracy], seedKey });
+}
+
+/** Pure and deterministic: the anchor's conditions applied to its unit noise (simulated here unless given). */
+export function computeAnchorStability(
+  input: AnchorStabilityInput,
+  unit: ClockSimulation = simulateUnitNoise(input.anchorId, input.accuracy),
+): AnchorStability {
   const hold = HOLD_INTERVAL_SECONDS;
   const samples = SAMPLES[input.accuracy];
   const tolerance = TOLERANCE_SECONDS[input.accuracy];
   const { offset, noise } = disturbance(input.conditions);
-  const unit = simulateClock({ offset: 0, noiseLevel: 1, holdSeconds: hold, samples, seedKey: `anchor-noise\u0000${input.anchorId}` });
   const unitDeviationAtHold = unit.estimatedNoiseLevel / Math.sqrt(hold);
 
   const frequencyOffset = FACTORS.reduce((sum, factor) => sum + offset[factor], 0);

@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { computeAnchorStability } from '../../src/anchors/stability.ts';
-import type { AnchorStabilityInput } from '../../src/anchors/stability.ts';
+import { simulateUnitNoise } from '../../src/anchors/stability.ts';
 import type { AnchorPin, CausalGraph } from '../../src/analysis/causal-graph.ts';
 import { analyseParadoxes } from '../../src/analysis/paradoxes.ts';
 import { AnalysisPool, defaultThreadCount } from '../../src/analysis/pool.ts';
@@ -120,31 +119,24 @@ test('an error inside the worker comes back as an ApiError with its code, and th
   assert.is(graph.seconds.length, 30_000);
 });
 
-test('nanosecond anchors run on the worker, microsecond ones inline, with the same answers as computed directly', async () => {
-  const input: AnchorStabilityInput = {
-    anchorId: 'anchor-7',
-    accuracy: 'nanosecond',
-    conditions: { temperatureKelvin: 310, humidityPercent: 70, fieldTesla: 2e-3, qubitConfiguration: '1101', superpositionStabilityPercent: 97 },
-  };
+test('nanosecond anchor noise is simulated on the worker, microsecond inline, the same as simulated directly', async () => {
   let before = pool.stats();
-  assert.equal(await pool.checkAnchorStability(input), computeAnchorStability(input));
+  assert.equal(await pool.simulateUnitNoise('anchor-7', 'nanosecond'), simulateUnitNoise('anchor-7', 'nanosecond'));
   assert.is(pool.stats().completed, before.completed + 1);
   before = pool.stats();
-  const micro = { ...input, accuracy: 'microsecond' as const };
-  assert.equal(await pool.checkAnchorStability(micro), computeAnchorStability(micro));
+  assert.equal(await pool.simulateUnitNoise('anchor-7', 'microsecond'), simulateUnitNoise('anchor-7', 'microsecond'));
   assert.is(pool.stats().inlineCompleted, before.inlineCompleted + 1);
-  assert.equal(await pool.checkAnchorStability(micro, { forceWorker: true }), computeAnchorStability(micro));
+  assert.equal(await pool.simulateUnitNoise('anchor-7', 'microsecond', { forceWorker: true }), simulateUnitNoise('anchor-7', 'microsecond'));
 });
 
 test('under steady load on one worker, tasks finish in the order they came (none waits behind later ones)', async () => {
-  const input: AnchorStabilityInput = { anchorId: 'fifo', accuracy: 'microsecond', conditions: {} };
   let submitted = 0;
   const finished: number[] = [];
   await Promise.all(
     Array.from({ length: 6 }, async () => {
       while (submitted < 120) {
         const number = submitted++;
-        await pool.checkAnchorStability(input, { forceWorker: true });
+        await pool.simulateUnitNoise('fifo', 'microsecond', { forceWorker: true });
         finished.push(number);
       }
     }),
@@ -155,8 +147,8 @@ test('under steady load on one worker, tasks finish in the order they came (none
 test('a full queue refuses work with resource_exhausted; the accepted tasks still finish', async () => {
   const small = new AnalysisPool({ threads: 1, maxQueue: 1 });
   try {
-    const input: AnchorStabilityInput = { anchorId: 'q', accuracy: 'nanosecond', conditions: {} };
-    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => small.checkAnchorStability(input)));
+    const simulate = () => small.simulateUnitNoise('q', 'nanosecond');
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, simulate));
     const refused = outcomes.filter((o) => o.status === 'rejected');
     assert.ok(refused.length >= 3, `${refused.length} refused`);
     assert.ok(outcomes.some((o) => o.status === 'fulfilled'));
@@ -167,7 +159,7 @@ test('a full queue refuses work with resource_exhausted; the accepted tasks stil
       assert.match(error.message, 'analysis queue is full');
     }
     const graph = bigLinkedGraph(30_000, 'chain');
-    const busy = [small.checkAnchorStability(input), small.checkAnchorStability(input)];
+    const busy = [simulate(), simulate()];
     await rejectsWith(small.analyseParadoxes(graph), 'resource_exhausted');
     assert.is(graph.seconds.length, 30_000, 'a refused graph keeps its arrays');
     await Promise.allSettled(busy);
@@ -180,7 +172,7 @@ test('after close, work is refused with unavailable', async () => {
   const closing = new AnalysisPool({ threads: 1 });
   await closing.close();
   await rejectsWith(closing.analyseParadoxes(buildGraph([{ seconds: 0 }])), 'unavailable');
-  await rejectsWith(closing.checkAnchorStability({ anchorId: 'x', accuracy: 'nanosecond', conditions: {} }), 'unavailable');
+  await rejectsWith(closing.simulateUnitNoise('x', 'nanosecond'), 'unavailable');
 });
 
 test('stats report threads, queue, completions and utilization', () => {

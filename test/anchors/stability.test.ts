@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { simulateClock } from '../../src/anchors/clock-simulation.ts';
-import { computeAnchorStability, statusFor, TOLERANCE_SECONDS } from '../../src/anchors/stability.ts';
+import { computeAnchorStability, simulateUnitNoise, statusFor, TOLERANCE_SECONDS } from '../../src/anchors/stability.ts';
 import type { AnchorAccuracy, AnchorStatus } from '../../src/anchors/stability.ts';
 import type { AnchorConditions } from '../../src/anchors/units.ts';
 import { parseAnchorConditions } from '../../src/anchors/units.ts';
@@ -92,6 +92,14 @@ test('a simulation gives the same figures whatever ran before it on the thread (
   simulateClock({ offset: 5e-7, noiseLevel: 2, holdSeconds: 3, samples: 777, seedKey: 'other' });
   assert.equal(simulateClock(small), first);
   assert.equal(simulateClock(large), big);
+});
+
+test('given the unit noise, a stability is the same as when it simulates the noise itself', () => {
+  const conditions: AnchorConditions = { temperatureKelvin: 250, humidityPercent: 80, qubitConfiguration: '1' };
+  for (const accuracy of ['microsecond', 'nanosecond'] as const) {
+    const input = { anchorId: 'given', accuracy, conditions };
+    assert.equal(computeAnchorStability(input, simulateUnitNoise('given', accuracy)), computeAnchorStability(input));
+  }
 });
 
 const conditionsArbitrary: fc.Arbitrary<AnchorConditions> = fc.record(

@@ -68,4 +68,26 @@ metrics('counts hits and misses of the search page, causal graph and snapshot ca
   assert.match(after, /# TYPE tms_cache_hits_total counter/);
 });
 
+metrics('an anchor checked again and adjusted is answered from its kept noise, counted in the anchor_noise cache', async ({ server }) => {
+  const set = await call(server, 'POST', '/v1/set-anchor', { body: { timestamp: '2025-01-01T00:00:00Z', accuracy: 'nanosecond' } });
+  assert.is(set.status, 200);
+  const anchorId = (set.json as { anchor_id: string }).anchor_id;
+  const before = (await call(server, 'GET', '/metrics', { key: null })).text;
+  const first = await call(server, 'GET', '/v1/check-anchor-stability', { body: { anchor_id: anchorId } });
+  const again = await call(server, 'GET', '/v1/check-anchor-stability', { body: { anchor_id: anchorId } });
+  assert.is(first.status, 200);
+  assert.equal(again.json, first.json, 'the same anchor and conditions, the same answer');
+  const adjust = { anchor_id: anchorId, new_environment: { temperature: '60°C', humidity: '95%', em_field_strength: '2T' } };
+  const adjusted = await call(server, 'POST', '/v1/adjust-anchor', { body: adjust });
+  assert.is(adjusted.status, 200);
+  const error = (answer: { json: unknown }) => (answer.json as { figures: { predicted_error_seconds: number } }).figures.predicted_error_seconds;
+  assert.ok(error(adjusted) > 10 * error(first), 'harsh conditions still weigh on the kept noise');
+  assert.is.not((adjusted.json as { status: string }).status, 'Stable');
+  const after = (await call(server, 'GET', '/metrics', { key: null })).text;
+  const moved = (name: string) => (sample(after, name, 'cache="anchor_noise"') ?? 0) - (sample(before, name, 'cache="anchor_noise"') ?? 0);
+  assert.is(moved('tms_cache_misses_total'), 1, 'simulated once, at the first check');
+  assert.is(moved('tms_cache_hits_total'), 2, 'the check again and the adjustment');
+  assert.ok(sample(after, 'tms_cache_bytes', 'cache="anchor_noise"')! <= sample(after, 'tms_cache_max_bytes', 'cache="anchor_noise"')!);
+});
+
 metrics.run();

@@ -63,7 +63,7 @@ async function requireAnchor(deps: OperationDeps, ctx: RequestContext, anchorId:
 
 async function stabilityOf(deps: OperationDeps, anchor: StoredAnchor, environmentField = 'environment') {
   const conditions = parseAnchorConditions(anchor.environment, anchor.quantum_state, { environment: environmentField });
-  return deps.pool.checkAnchorStability({ anchorId: anchor.anchor_id, accuracy: anchor.accuracy, conditions });
+  return deps.anchorStability.check({ anchorId: anchor.anchor_id, accuracy: anchor.accuracy, conditions });
 }
 
 export function anchorOperations(deps: OperationDeps) {
