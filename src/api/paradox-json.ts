@@ -1,10 +1,9 @@
-import type { CausalGraph, AnchorPin } from '../analysis/causal-graph.ts';
+import type { CausalGraph } from '../analysis/causal-graph.ts';
 import type { ParadoxReport } from '../analysis/paradox-report.ts';
 import type { OperationDeps } from './deps.ts';
 import type { Interval } from '../time/index.ts';
-import type { AnchorRecord } from '../store/types.ts';
 import { describeParadox } from '../analysis/paradox-report.ts';
-import { parseInstant } from '../time/index.ts';
+import { anchorPins } from './anchor-pins.ts';
 
 export interface ParadoxJson {
   kind: string;
@@ -12,27 +11,6 @@ export interface ParadoxJson {
   event_ids: string[];
   description: string;
   anchor_id?: string;
-}
-
-/** The pin of each anchor record the store hands out (it keeps them, frozen, while they are current). */
-const pins = new WeakMap<AnchorRecord, AnchorPin>();
-
-export async function anchorPins(deps: OperationDeps, timelineId: string): Promise<AnchorPin[]> {
-  const anchors = await deps.store.listAnchors(timelineId);
-  return anchors.map((anchor) => {
-    let pin = pins.get(anchor);
-    if (!pin) {
-      const at = parseInstant(String(anchor['timestamp']));
-      pin = {
-        anchorId: String(anchor['anchor_id']),
-        seconds: Number(at.seconds),
-        nanos: at.nanos,
-        setAtMs: Date.parse(String(anchor['created_at'] ?? anchor['set_at'] ?? 0)) || 0,
-      };
-      pins.set(anchor, pin);
-    }
-    return pin;
-  });
 }
 
 export function paradoxesJson(report: ParadoxReport, graph: CausalGraph): ParadoxJson[] {
@@ -51,7 +29,7 @@ export function paradoxesJson(report: ParadoxReport, graph: CausalGraph): Parado
 /** Runs the analysis of one timeline (on the pool when large) and shapes the `CheckParadoxResponse`. */
 export async function analyseTimeline(deps: OperationDeps, timelineId: string, window?: Interval) {
   const started = performance.now();
-  const [{ graph, release }, anchors] = await Promise.all([deps.store.readCausalGraph(timelineId), anchorPins(deps, timelineId)]);
+  const [{ graph, release }, anchors] = await Promise.all([deps.store.readCausalGraph(timelineId), anchorPins(deps.store, timelineId)]);
   const report = await deps.pool.analyseParadoxes(graph, anchors, window ? { window } : undefined).finally(release);
   if (!window) await deps.store.setStability(timelineId, report.stability);
   return {
