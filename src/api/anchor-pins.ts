@@ -39,7 +39,7 @@ const sameRecords = (a: readonly AnchorRecord[], b: readonly AnchorRecord[]): bo
   a.length === b.length && a.every((record, k) => record === b[k]);
 
 /** The pins still present in their old order, the new ones after them: sorting that is nearly linear. */
-function inInstantOrder(records: readonly AnchorRecord[], before: readonly AnchorPin[] = []): readonly AnchorPin[] {
+function sortedPins(records: readonly AnchorRecord[], before: readonly AnchorPin[] = []): readonly AnchorPin[] {
   const current = new Set(records.map(pinOf));
   const kept = before.filter((pin) => current.has(pin));
   for (const pin of kept) current.delete(pin);
@@ -53,7 +53,7 @@ export async function anchorPins(store: TimelineStore, timelineId: string): Prom
   if (!kept) inOrderByStore.set(store, (kept = new LRUCache({ max: TIMELINES_KEPT })));
   const held = kept.get(timelineId);
   if (held && sameRecords(held.records, records)) return held.pins;
-  const pins = inInstantOrder(records, held?.pins);
+  const pins = sortedPins(records, held?.pins);
   kept.set(timelineId, { records, pins });
   return pins;
 }
