@@ -77,8 +77,9 @@ writeReport(
 
 ${machineLine()}${quick ? '. **Quick run (smoke test): the figures mean nothing.**' : ''}. One tms process on the seeded catalogue
 (primary); anchors set on primary over REST (${SETTERS} at a time) up to each count, then ${CHECKS} paradox checks of
-primary, one at a time, after ${WARM_UP_CHECKS} not counted. A check weighs every anchor against the timeline's changes (in the
-analysis worker); the store keeps a timeline's anchors in memory once listed (docs/storage.md).
+primary, one at a time, after ${WARM_UP_CHECKS} not counted. A check weighs every anchor against the timeline's changes (on the
+request thread for a timeline this small); the store keeps a timeline's anchors in memory once listed (docs/storage.md),
+the API their pins in instant order (src/api/anchor-pins.ts).
 
 ${table(['anchors on primary', 'check p50 ms', 'check p90 ms', 'p50 ÷ p50 with none'], rows)}
 `,
