@@ -5,13 +5,14 @@ import { FACES } from './faces.ts';
 import type { Life } from './lives.ts';
 import type { RunState } from './run-state.ts';
 import type { GcCounts } from './process-samples.ts';
+import { attributeLoopDelay, loopWindows, type LoopWindow } from './loop-windows.ts';
 import type { Sample } from './sampler.ts';
 
 const RSS_GROWTH_LIMIT = 0.1;
 /** The shortest stretch after warm-up whose RSS trend is reported. */
 const TREND_MIN_S = 600;
 /** prom-client samples the loop every 10 ms, so an idle loop reads 10 ms; the project's target is 20 ms p99. */
-const LOOP_P99_LIMIT_MS = 20;
+export const LOOP_P99_LIMIT_MS = 20;
 export const LOOP_WINDOW_SHARE = 0.9;
 
 export const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
@@ -34,6 +35,8 @@ export interface LifeFigures {
   warmExternal?: number;
   finalExternal?: number;
   loop: number[];
+  /** The same seconds with what else happened in them. */
+  loopWindows: LoopWindow[];
   /** Full collections, and pauses over 10 ms, a minute after warm-up. */
   majorGcPerMin?: number;
   longGcPausesPerMin?: number;
@@ -75,7 +78,7 @@ function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: 
     };
     const warmRss = judged && warm.length ? median(warm) : undefined;
     const finalRss = judged && final.length ? median(final) : undefined;
-    const loop = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.loopP99Ms !== undefined).map((s) => s.loopP99Ms!);
+    const windows = loopWindows(mine, l.loadFrom + warmupS);
     const mainRun = within((s) => s.mainRunMs, l.loadFrom + warmupS, Infinity);
     const mainWait = within((s) => s.mainWaitMs, l.loadFrom + warmupS, Infinity);
     const counted = mine.filter((s) => s.at >= l.loadFrom + warmupS && s.gc !== undefined);
@@ -98,7 +101,8 @@ function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: 
       finalHeapTotal: finalWindow((s) => s.heapTotalMiB),
       warmExternal: warmWindow((s) => s.externalMiB),
       finalExternal: finalWindow((s) => s.externalMiB),
-      loop,
+      loop: windows.map((w) => w.loopP99Ms),
+      loopWindows: windows,
       majorGcPerMin: gcRate((gc) => gc.major),
       longGcPausesPerMin: gcRate((gc) => gc.over10ms),
       mainRun,
@@ -119,6 +123,7 @@ export function soakFigures(run: RunState, fatal: string | undefined, windows: W
   const loopMedian = percentile(allLoop, 50);
   const loopShare = percentile(allLoop, LOOP_WINDOW_SHARE * 100);
   const loopMax = allLoop.at(-1);
+  const loopAttribution = attributeLoopDelay(lifeFigures.flatMap((f) => f.loopWindows), LOOP_P99_LIMIT_MS);
   const judgedLives = lifeFigures.filter((f) => f.growth !== undefined);
   const worstGrowth = judgedLives.length ? Math.max(...judgedLives.map((f) => f.growth!)) : undefined;
 
@@ -154,6 +159,6 @@ export function soakFigures(run: RunState, fatal: string | undefined, windows: W
     },
   ];
   const passed = checks.every((c) => c.met);
-  return { lifeFigures, loopMedian, loopShare, loopMax, worstGrowth, requests, faceTotals, serverErrors, clientErrors, shed, inFlightAtKill, refused, acknowledgedWrites, restarts, firstWarm, lastFinal, checks, passed };
+  return { lifeFigures, loopMedian, loopShare, loopMax, loopAttribution, worstGrowth, requests, faceTotals, serverErrors, clientErrors, shed, inFlightAtKill, refused, acknowledgedWrites, restarts, firstWarm, lastFinal, checks, passed };
 }
 export type SoakFigures = ReturnType<typeof soakFigures>;

@@ -5,7 +5,8 @@ import { lineChartSvg, type Series } from '../lib/chart.ts';
 import { machineLine, percentile, reportsDir, table, writeReport } from '../lib/report.ts';
 import { KINDS, type Tally } from './counting.ts';
 import { FACES } from './faces.ts';
-import { LOOP_WINDOW_SHARE, median, mib, msText, sum, type LifeFigures, type SoakFigures, type Windows } from './figures.ts';
+import { LOOP_P99_LIMIT_MS, LOOP_WINDOW_SHARE, median, mib, msText, sum, type LifeFigures, type SoakFigures, type Windows } from './figures.ts';
+import type { LoopAttribution } from './loop-windows.ts';
 import type { SoakOptions } from './options.ts';
 import type { RunState } from './run-state.ts';
 
@@ -95,9 +96,14 @@ function replayCommand({ options, concurrency, seed }: Asked): string {
     .join(' ');
 }
 
+function overLimitText(a: LoopAttribution): string {
+  const share = a.windows ? ` (${((a.over / a.windows) * 100).toFixed(1)} %)` : '';
+  return `${a.over} of ${a.windows}${share} over ${LOOP_P99_LIMIT_MS} ms; ${a.overWithLongGc} of them with a collection pause over 10 ms in the same second; the request thread in them, median, on a CPU / waiting for one: ${msText(a.overRunMs)} / ${msText(a.overWaitMs)} ms (${msText(a.withinRunMs)} / ${msText(a.withinWaitMs)} in the others)`;
+}
+
 function markdown(run: RunState, figures: SoakFigures, asked: Asked): string {
   const { lives, tallies, ledger, readBacks, failures, idleLoop, loadAverages, now } = run;
-  const { checks, passed, lifeFigures, requests, faceTotals, acknowledgedWrites, restarts, serverErrors, clientErrors, shed, inFlightAtKill, refused, firstWarm, lastFinal, loopMedian, loopShare, loopMax } = figures;
+  const { checks, passed, lifeFigures, requests, faceTotals, acknowledgedWrites, restarts, serverErrors, clientErrors, shed, inFlightAtKill, refused, firstWarm, lastFinal, loopMedian, loopShare, loopMax, loopAttribution } = figures;
   const { options, concurrency, warmupS, windowS } = asked;
   const loadSeconds = lives.reduce((n, l) => n + ((l.endedAt ?? now()) - l.loadFrom), 0);
   return `## Soak: mixed load with kill -9 and restarts
@@ -138,6 +144,7 @@ ${table(
     ['RSS at start (first life, after warm-up) / at end (last life, last window)', `${mib(firstWarm)} / ${mib(lastFinal)} MiB`],
     ['event-loop delay p99 (1-s windows after warm-up)', `median ${msText(loopMedian)} ms, ${LOOP_WINDOW_SHARE * 100} % of windows ≤ ${msText(loopShare)} ms, worst ${msText(loopMax)} ms`],
     ['the request thread, per second after warm-up (median): on a CPU / runnable but waiting for one (/proc/<pid>/schedstat)', `${msText(median(lifeFigures.flatMap((f) => f.mainRun)))} / ${msText(median(lifeFigures.flatMap((f) => f.mainWait)))} ms`],
+    ['seconds whose loop-delay p99 went over the limit', overLimitText(loopAttribution)],
     ['event-loop delay p99 of the idle service before the load', `${idleLoop.map(msText).join(', ')} ms (10 ms on a quiet machine: the sampling interval)`],
     ['machine load average (1 min) at the start / end of the load', loadAverages.map((x) => x.toFixed(1)).join(' / ')],
   ],
@@ -173,7 +180,7 @@ Collections a minute come from the process's \`tms_nodejs_gc_duration_seconds\` 
 
 function summaryJson(run: RunState, figures: SoakFigures, { durationS, seed }: Asked): string {
   const { ledger, readBacks, idleLoop, loadAverages, failures, samples } = run;
-  const { passed, requests, faceTotals, acknowledgedWrites, serverErrors, clientErrors, shed, inFlightAtKill, refused, restarts, firstWarm, lastFinal, worstGrowth, loopMedian, loopMax, checks, lifeFigures } = figures;
+  const { passed, requests, faceTotals, acknowledgedWrites, serverErrors, clientErrors, shed, inFlightAtKill, refused, restarts, firstWarm, lastFinal, worstGrowth, loopMedian, loopMax, loopAttribution, checks, lifeFigures } = figures;
   return JSON.stringify(
     {
       passed,
@@ -197,6 +204,7 @@ function summaryJson(run: RunState, figures: SoakFigures, { durationS, seed }: A
       lives: lifeFigures.map((f) => ({ life: f.life.index, rssAfterWarmupMiB: f.warmRss, rssAtEndMiB: f.finalRss, growth: f.growth, rssTrendMiBPerHour: f.rssTrendPerHour, majorGcPerMin: f.majorGcPerMin, longGcPausesPerMin: f.longGcPausesPerMin })),
       loopP99MedianMs: loopMedian,
       loopP99WorstMs: loopMax,
+      loopOverLimit: loopAttribution,
       idleLoopP99Ms: idleLoop,
       loadAverages,
       checks,
