@@ -18,16 +18,29 @@ export interface AnchorChange {
 export class AnchorIndex {
   /** Per level, its anchors in storage order. */
   private readonly levels = new Map<number, AnchorRecord[]>();
+  /**
+   * Per level, a frozen copy of its list handed to every caller until the next change: callers share one array,
+   * and one that sees the same array again knows nothing changed. Copying per call made a large-object copy of
+   * every anchor for every paradox check.
+   */
+  private readonly shared = new Map<number, readonly AnchorRecord[]>();
   /** Counts every change: a list read from storage while one was applied may lack it, and is not kept. */
   private generation = 0;
 
-  /** The level's anchors, read by `load` the first time. The records are frozen: callers share them. */
-  async list(level: number, load: () => Promise<AnchorRecord[]>): Promise<AnchorRecord[]> {
+  /** The level's anchors, read by `load` the first time. The list and its records are frozen: callers share them. */
+  async list(level: number, load: () => Promise<AnchorRecord[]>): Promise<readonly AnchorRecord[]> {
     const held = this.levels.get(level);
-    if (held) return held.slice();
+    if (held) {
+      let copy = this.shared.get(level);
+      if (!copy) this.shared.set(level, (copy = Object.freeze(held.slice())));
+      return copy;
+    }
     const generation = this.generation;
-    const records = (await load()).map((record) => Object.freeze(record));
-    if (generation === this.generation && !this.levels.has(level)) this.levels.set(level, records.slice());
+    const records = Object.freeze((await load()).map((record) => Object.freeze(record)));
+    if (generation === this.generation && !this.levels.has(level)) {
+      this.levels.set(level, records.slice());
+      this.shared.set(level, records);
+    }
     return records;
   }
 
@@ -36,6 +49,7 @@ export class AnchorIndex {
       this.generation++;
       const held = this.levels.get(level);
       if (!held) continue;
+      this.shared.delete(level);
       const at = position(held, anchorId);
       const present = at < held.length && held[at]!.anchor_id === anchorId;
       if (record) held.splice(at, present ? 1 : 0, Object.freeze(record));
@@ -46,11 +60,13 @@ export class AnchorIndex {
   dropLevel(level: number): void {
     this.generation++;
     this.levels.delete(level);
+    this.shared.delete(level);
   }
 
   clear(): void {
     this.generation++;
     this.levels.clear();
+    this.shared.clear();
   }
 }
 

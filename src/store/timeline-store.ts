@@ -978,7 +978,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     return bytes && decodeRecord<AnchorRecord>(bytes);
   }
 
-  async listAnchors(timelineId: string): Promise<AnchorRecord[]> {
+  async listAnchors(timelineId: string): Promise<readonly AnchorRecord[]> {
     await this.sync();
     const state = this.live(timelineId);
     const prefix = levelPrefix(Tag.anchor, state.record.level);

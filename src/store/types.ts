@@ -207,7 +207,8 @@ export interface TimelineStore {
 
   putAnchor(anchor: AnchorRecord): Promise<AnchorRecord>;
   getAnchor(anchorId: string): Promise<AnchorRecord | undefined>;
-  listAnchors(timelineId: string): Promise<AnchorRecord[]>;
+  /** The timeline's anchors in anchor-id order (UTF-8 bytes), shared and frozen: the same array until one changes. */
+  listAnchors(timelineId: string): Promise<readonly AnchorRecord[]>;
   deleteAnchor(anchorId: string): Promise<boolean>;
 
   readCausalGraph(timelineId: string, options?: CausalGraphOptions): Promise<CausalGraphRead>;

@@ -1,53 +1,110 @@
 // The pins' order and their reuse, over a stand-in that hands out anchor records the way the store does (frozen
-// records, a new array each call, a record replaced when its anchor changes); the store itself is tested elsewhere.
+// records in anchor-id order, the same array until an anchor changes, a record replaced when its anchor changes);
+// the store itself is tested elsewhere.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { anchorPins } from '../../src/api/anchor-pins.ts';
-import { compareInstantPoints } from '../../src/analysis/instants.ts';
 import type { AnchorRecord, TimelineStore } from '../../src/store/types.ts';
+import { compareUtf8 } from '../../src/store/utf8-order.ts';
 
-function standIn(lists: Record<string, AnchorRecord[]>): TimelineStore {
-  return { listAnchors: async (timelineId: string) => [...(lists[timelineId] ?? [])] } as unknown as TimelineStore;
+const inIdOrder = (records: AnchorRecord[]) => Object.freeze([...records].sort((a, b) => compareUtf8(a.anchor_id, b.anchor_id)));
+
+function standIn(initial: Record<string, AnchorRecord[]>, keepOrder = inIdOrder) {
+  const lists = new Map(Object.entries(initial).map(([timelineId, records]) => [timelineId, keepOrder(records)]));
+  const store = { listAnchors: async (timelineId: string) => lists.get(timelineId) ?? [] } as unknown as TimelineStore;
+  const change = (timelineId: string, edit: (records: AnchorRecord[]) => void) => {
+    const next = [...(lists.get(timelineId) ?? [])];
+    edit(next);
+    lists.set(timelineId, keepOrder(next));
+  };
+  const current = (timelineId: string) => [...(lists.get(timelineId) ?? [])];
+  return { store, change, current };
 }
 
 const record = (id: string, timestamp: string): AnchorRecord =>
   Object.freeze({ anchor_id: id, timeline_id: 'primary', timestamp, created_at: '2026-11-26T10:00:00Z' });
 
 const ids = (pins: readonly { anchorId: string }[]) => pins.map((pin) => pin.anchorId);
-const sortedFresh = (records: AnchorRecord[]) => ids([...records].map((r) => ({ anchorId: r.anchor_id, seconds: Date.parse(r.timestamp) / 1000, nanos: 0 })).sort(compareInstantPoints));
+/** What a sort from scratch gives: by instant, and by anchor id at one instant. */
+const sortedFresh = (records: readonly AnchorRecord[]) =>
+  [...records]
+    .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp) || compareUtf8(a.anchor_id, b.anchor_id))
+    .map((r) => r.anchor_id);
 
-test('pins come in instant order, whatever the order of the records', async () => {
+/** A small deterministic generator, so that a failure can be replayed. */
+function numbers(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+test('pins come in instant order, whatever the order of the ids', async () => {
   const records = [record('anc_a', '1900-01-01T00:00:00Z'), record('anc_b', '1066-10-14T09:00:00Z'), record('anc_c', '2025-01-01T00:00:00Z'), record('anc_d', '1789-07-14T10:00:00Z')];
-  const pins = await anchorPins(standIn({ primary: records }), 'primary');
+  const pins = await anchorPins(standIn({ primary: records }).store, 'primary');
   assert.equal(ids(pins), ['anc_b', 'anc_d', 'anc_a', 'anc_c']);
   assert.is(pins[0]!.seconds, Date.parse('1066-10-14T09:00:00Z') / 1000);
   assert.ok(Object.isFrozen(pins), 'shared: frozen');
 });
 
-test('the same records give the same pins again, without a new sort; a change gives the new order', async () => {
-  const lists: Record<string, AnchorRecord[]> = {
+test('the same list gives the same pins again; a change gives the new order, the pins of unchanged anchors kept', async () => {
+  const { store, change, current } = standIn({
     primary: Array.from({ length: 200 }, (_, k) => record(`anc_${String(k).padStart(3, '0')}`, new Date(Date.UTC(1000 + ((k * 7919) % 1000), 0, 1)).toISOString())),
-  };
-  const store = standIn(lists);
+  });
   const first = await anchorPins(store, 'primary');
   assert.is(await anchorPins(store, 'primary'), first, 'the very same array');
-  assert.equal(ids(first), sortedFresh(lists['primary']!));
+  assert.equal(ids(first), sortedFresh(current('primary')));
 
-  const list = lists['primary']!;
-  list.splice(17, 1);
-  list.splice(3, 1, record(list[3]!.anchor_id, '0500-06-01T00:00:00Z'));
-  list.push(record('anc_new_early', '0100-01-01T00:00:00Z'), record('anc_new_late', '3000-01-01T00:00:00Z'));
+  let adjusted = '';
+  change('primary', (list) => {
+    list.splice(17, 1);
+    adjusted = list[3]!.anchor_id;
+    list.splice(3, 1, record(adjusted, '0500-06-01T00:00:00Z'));
+    list.push(record('anc_new_early', '0100-01-01T00:00:00Z'), record('anc_new_late', '3000-01-01T00:00:00Z'));
+  });
   const changed = await anchorPins(store, 'primary');
   assert.is.not(changed, first);
-  assert.equal(ids(changed), sortedFresh(list));
+  assert.equal(ids(changed), sortedFresh(current('primary')));
   assert.is(changed.length, 201);
   assert.is(changed[0]!.anchorId, 'anc_new_early');
-  assert.is(changed[1]!.anchorId, list[3]!.anchor_id, 'an adjusted record is pinned anew');
+  assert.is(changed[1]!.anchorId, adjusted, 'an adjusted record is pinned anew');
+  assert.is(changed[1]!.seconds, Date.parse('0500-06-01T00:00:00Z') / 1000);
+  const unchanged = first.find((pin) => pin.anchorId === 'anc_100')!;
+  assert.is(changed.find((pin) => pin.anchorId === 'anc_100'), unchanged, 'an unchanged anchor keeps its pin');
+});
+
+test('after many rounds of random changes, with several anchors at one instant, the order is a sort from scratch', async () => {
+  const random = numbers(42);
+  const instant = () => new Date(Date.UTC(1900 + Math.floor(random() * 20), 0, 1)).toISOString();
+  const { store, change, current } = standIn({ primary: Array.from({ length: 50 }, (_, k) => record(`anc_${k}`, instant())) });
+  let next = 50;
+  for (let round = 0; round < 300; round++) {
+    change('primary', (list) => {
+      for (let edits = 1 + Math.floor(random() * 3); edits > 0; edits--) {
+        const pick = Math.floor(random() * list.length);
+        const what = random();
+        if (what < 0.4) list.push(record(`anc_${next++}`, instant()));
+        else if (what < 0.7 && list.length > 0) list.splice(pick, 1);
+        else if (list.length > 0) list.splice(pick, 1, record(list[pick]!.anchor_id, instant()));
+      }
+    });
+    assert.equal(ids(await anchorPins(store, 'primary')), sortedFresh(current('primary')), `round ${round}`);
+  }
+});
+
+test('a list out of anchor-id order is sorted from scratch', async () => {
+  const asGiven = (records: AnchorRecord[]) => Object.freeze([...records]);
+  const { store, change, current } = standIn({ primary: [record('anc_m', '1900-01-01T00:00:00Z'), record('anc_c', '1800-01-01T00:00:00Z')] }, asGiven);
+  assert.equal(ids(await anchorPins(store, 'primary')), ['anc_c', 'anc_m']);
+  change('primary', (list) => list.push(record('anc_a', '2000-01-01T00:00:00Z'), record('anc_b', '1700-01-01T00:00:00Z')));
+  assert.equal(ids(await anchorPins(store, 'primary')), sortedFresh(current('primary')));
+  assert.equal(ids(await anchorPins(store, 'primary')), ['anc_b', 'anc_c', 'anc_m', 'anc_a']);
 });
 
 test('timelines and stores are kept apart', async () => {
-  const one = standIn({ primary: [record('anc_1', '1900-01-01T00:00:00Z')], tl_x: [record('anc_2', '1800-01-01T00:00:00Z')] });
-  const two = standIn({ primary: [record('anc_3', '1700-01-01T00:00:00Z')] });
+  const one = standIn({ primary: [record('anc_1', '1900-01-01T00:00:00Z')], tl_x: [record('anc_2', '1800-01-01T00:00:00Z')] }).store;
+  const two = standIn({ primary: [record('anc_3', '1700-01-01T00:00:00Z')] }).store;
   assert.equal(ids(await anchorPins(one, 'primary')), ['anc_1']);
   assert.equal(ids(await anchorPins(one, 'tl_x')), ['anc_2']);
   assert.equal(ids(await anchorPins(two, 'primary')), ['anc_3']);

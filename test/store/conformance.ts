@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { ApiError } from '../../src/domain/errors.ts';
 import { BadCursorError } from '../../src/store/page-cursor.ts';
 import { parseInstant } from '../../src/time/index.ts';
-import type { EventRecord, GenesisEvent, TimelineStore } from '../../src/store/types.ts';
+import type { AnchorRecord, EventRecord, GenesisEvent, TimelineStore } from '../../src/store/types.ts';
 import { causesOfEvent, standingIds } from './graph-canonical.ts';
 
 export interface StoreHarness {
@@ -520,8 +520,14 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     assert.is(await store.deleteAnchor('anc_a'), true);
     assert.equal(await ids('primary'), ['anc_z']);
     const listed = await store.listAnchors('primary');
-    listed.pop();
-    assert.equal(await ids('primary'), ['anc_z'], 'a list handed out is the caller’s own');
+    assert.ok(Object.isFrozen(listed), 'a list handed out is shared, so frozen');
+    assert.throws(() => (listed as AnchorRecord[]).pop());
+    assert.is(await store.listAnchors('primary'), listed, 'the same array while no anchor changes');
+    await store.putAnchor(anchorOn('anc_b', 'primary'));
+    const after = await store.listAnchors('primary');
+    assert.is.not(after, listed, 'a change hands out a new array');
+    assert.equal(listed.map((a) => a.anchor_id), ['anc_z'], 'and leaves the one handed out before as it was');
+    assert.equal(after.map((a) => a.anchor_id), ['anc_b', 'anc_z']);
     await store.deleteTimeline(alt.timeline_id);
     assert.is(await store.getAnchor('anc_m'), undefined);
   });
