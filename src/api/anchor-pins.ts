@@ -49,9 +49,13 @@ export async function anchorPins(store: TimelineStore, timelineId: string): Prom
   return pins;
 }
 
+/** Each pin put in moves the pins after it: beyond this many (a list read anew), a sort from scratch is cheaper. */
+const MOST_PUT_IN = 64;
+
 /**
  * The kept pins with the records that left or changed taken out and the new ones put in place, from one walk
- * over both lists in anchor-id order; undefined when a list is found out of that order, for a sort from scratch.
+ * over both lists in anchor-id order; undefined, for a sort from scratch, when a list is found out of that order
+ * or too many records are new.
  */
 function pinsAfterChanges(held: PinsInOrder, records: readonly AnchorRecord[]): readonly AnchorPin[] | undefined {
   const before = held.records;
@@ -74,6 +78,7 @@ function pinsAfterChanges(held: PinsInOrder, records: readonly AnchorRecord[]): 
       i++;
     }
     if (order >= 0) {
+      if (added.length === MOST_PUT_IN) return undefined;
       added.push(pinOf(now!));
       j++;
     }

@@ -93,6 +93,16 @@ test('after many rounds of random changes, with several anchors at one instant, 
   }
 });
 
+test('a list whose records are all new (read from storage again) gives the same order', async () => {
+  const { store, change, current } = standIn({ primary: Array.from({ length: 500 }, (_, k) => record(`anc_${k}`, new Date(Date.UTC(1500 + ((k * 37) % 500), 0, 1)).toISOString())) });
+  const first = await anchorPins(store, 'primary');
+  change('primary', (list) => list.splice(0, list.length, ...list.map((r) => record(r.anchor_id, r.timestamp))));
+  const again = await anchorPins(store, 'primary');
+  assert.is.not(again, first);
+  assert.equal(ids(again), ids(first));
+  assert.equal(ids(again), sortedFresh(current('primary')));
+});
+
 test('a list out of anchor-id order is sorted from scratch', async () => {
   const asGiven = (records: AnchorRecord[]) => Object.freeze([...records]);
   const { store, change, current } = standIn({ primary: [record('anc_m', '1900-01-01T00:00:00Z'), record('anc_c', '1800-01-01T00:00:00Z')] }, asGiven);
