@@ -58,7 +58,11 @@ const checkPrimary = async (): Promise<number> => {
   return performance.now() - started;
 };
 
-const fullCollections = async () => (await scrape(agent, tms.port)).gc?.major ?? NaN;
+/** Full collections so far; prom-client shows no series before the first collection of any kind. */
+const fullCollections = async () => {
+  const { gc, heapMiB } = await scrape(agent, tms.port);
+  return gc?.major ?? (heapMiB === undefined ? NaN : 0);
+};
 
 const rows: (string | number)[][] = [];
 let baselineP50 = NaN;
