@@ -12,9 +12,7 @@ import { forEachCauseOfHappeningEvent } from './distinct-causes.ts';
  */
 export function detectAnchorBreaches(graph: CausalGraphArrays, anchors: readonly AnchorPin[], collector: ParadoxCollector): void {
   if (anchors.length === 0) return;
-  const sorted = inInstantOrder(anchors) ? anchors : [...anchors].sort(compareInstantPoints);
-  // A loop, not Math.min(...): spreading some 10^5 anchors as arguments overflows the stack.
-  const earliestSetAt = anchors.reduce((earliest, anchor) => Math.min(earliest, anchor.setAtMs), Infinity);
+  const { sorted, earliestSetAt } = walkOrderOf(anchors);
   const { manipulatedAtMs } = graph;
   forEachCauseOfHappeningEvent(graph, (effect, cause) => {
     const changedAt = manipulatedAtMs[cause]!;
@@ -34,6 +32,26 @@ export function detectAnchorBreaches(graph: CausalGraphArrays, anchors: readonly
       }
     }
   });
+}
+
+interface WalkOrder {
+  sorted: readonly AnchorPin[];
+  earliestSetAt: number;
+}
+
+/** Frozen pin arrays (the API shares one per timeline until an anchor changes) are ordered once, not per check. */
+const walkOrderOfFrozen = new WeakMap<readonly AnchorPin[], WalkOrder>();
+
+function walkOrderOf(anchors: readonly AnchorPin[]): WalkOrder {
+  const known = walkOrderOfFrozen.get(anchors);
+  if (known) return known;
+  const order = {
+    sorted: inInstantOrder(anchors) ? anchors : [...anchors].sort(compareInstantPoints),
+    // A loop, not Math.min(...): spreading some 10^5 anchors as arguments overflows the stack.
+    earliestSetAt: anchors.reduce((earliest, anchor) => Math.min(earliest, anchor.setAtMs), Infinity),
+  };
+  if (Object.isFrozen(anchors)) walkOrderOfFrozen.set(anchors, order);
+  return order;
 }
 
 /** Callers that keep their pins sorted (the API does) spare every check a sort. */

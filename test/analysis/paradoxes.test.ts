@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { AnchorPin } from '../../src/analysis/causal-graph.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 import { analyseParadoxes } from '../../src/analysis/paradoxes.ts';
 import { describeParadox, MAX_EVENTS_PER_PARADOX, stabilityOf, statusSentence } from '../../src/analysis/paradox-report.ts';
@@ -91,6 +92,23 @@ test('anchor breach: a change after the anchor was set, at or before its instant
   assert.is(paradox!.anchorId, 'anchor-1');
   assert.equal(paradox!.eventIndexes, [0, 1]);
   assert.is(report.anchorsAnalysed, 1);
+});
+
+test('anchor breach: a frozen pin array is ordered once and answers alike on every check; a mutable one is read afresh', () => {
+  const graph = buildGraph([
+    { seconds: 100, manipulatedAtMs: 6_000 },
+    { seconds: 150, causes: [0] },
+  ]);
+  const late = { anchorId: 'late', seconds: 120, nanos: 0, setAtMs: 9_000 };
+  const early = { anchorId: 'early', seconds: 100, nanos: 0, setAtMs: 5_000 };
+  const frozen = Object.freeze([late, early]);
+  const ids = (anchors: readonly AnchorPin[]) => analyseParadoxes(graph, anchors).paradoxes.map((p) => p.anchorId);
+  assert.equal(ids(frozen), ['early']);
+  assert.equal(ids(frozen), ['early']);
+  const mutable = [late, early];
+  assert.equal(ids(mutable), ['early']);
+  mutable[0] = { ...late, setAtMs: 5_500 };
+  assert.equal(ids(mutable), ['early', 'late']);
 });
 
 test('a timeline with 300 000 anchors is analysed (no argument list as long as the anchors)', () => {
