@@ -451,7 +451,11 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     return this.registry.all().map((state) => this.publicRecord(state));
   }
 
+  /** Every full paradox check sets its result: one it already has (the usual case) costs no synced write. */
   async setStability(timelineId: string, stability: string): Promise<TimelineRecord> {
+    await this.sync();
+    const held = this.live(timelineId);
+    if (this.latest(held).stability === stability) return this.publicRecord(held);
     return this.write(timelineId, async (state) => {
       const record = { ...this.latest(state), stability };
       return { ops: [this.recordPut(record)], note: { timelines: [record] }, result: state, ...this.recordChange(state, record) };

@@ -52,6 +52,17 @@ groups.after.each(async ({ store, db, dir }) => {
 
 const event = (description: string) => ({ description, time: parseInstant('1600-01-01T00:00:00Z'), location: 'Delft', causes: [] });
 
+groups('setting a timeline\'s stability to the one it has (every paradox check sets it) writes nothing', async ({ store, synced }) => {
+  const first = synced.length;
+  assert.is((await store.setStability('primary', 'Stable')).stability, 'Stable');
+  assert.is(synced.length, first + 1, 'a new stability is written');
+  assert.is((await store.setStability('primary', 'Stable')).stability, 'Stable');
+  assert.is(synced.length, first + 1, 'the same one again is not');
+  assert.is((await store.setStability('primary', 'Unstable')).stability, 'Unstable');
+  assert.is(synced.length, first + 2);
+  assert.is((await store.getTimeline('primary'))!.stability, 'Unstable');
+});
+
 groups('100 concurrent writes to one timeline: all acknowledged, in far fewer synced batches, each building on the last', async ({ store, synced }) => {
   const before = synced.length;
   const written = await Promise.all(Array.from({ length: 100 }, (_, i) => store.insertEvent('primary', event(`e${i}`), 'tester')));
