@@ -16,6 +16,11 @@ export const LOOP_P99_LIMIT_MS = 20;
 export const LOOP_WINDOW_SHARE = 0.9;
 
 export const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+/**
+ * A window's resident memory is its lower quartile: each login's password hash maps 32 MiB for as long as it runs,
+ * and with one running in about half of the seconds a window's median jumps between two levels 32 MiB apart.
+ */
+export const residentFloor = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 25);
 export const mib = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(1));
 export const msText = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(1));
 
@@ -76,8 +81,8 @@ function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: 
       const values = within(pick, end - windowS, Infinity);
       return judged && values.length ? median(values) : undefined;
     };
-    const warmRss = judged && warm.length ? median(warm) : undefined;
-    const finalRss = judged && final.length ? median(final) : undefined;
+    const warmRss = judged && warm.length ? residentFloor(warm) : undefined;
+    const finalRss = judged && final.length ? residentFloor(final) : undefined;
     const windows = loopWindows(mine, l.loadFrom + warmupS);
     const mainRun = within((s) => s.mainRunMs, l.loadFrom + warmupS, Infinity);
     const mainWait = within((s) => s.mainWaitMs, l.loadFrom + warmupS, Infinity);
@@ -147,7 +152,7 @@ export function soakFigures(run: RunState, fatal: string | undefined, windows: W
     { name: '4xx (every request sent is valid)', rule: '0', measured: String(clientErrors), met: clientErrors === 0 },
     {
       name: 'RSS growth after warm-up, per process life',
-      rule: `median RSS of the last ${windowS.toFixed(0)} s of each life ≤ 1.10 × the median of the ${windowS.toFixed(0)} s after its first ${warmupS.toFixed(0)} s`,
+      rule: `lower quartile of RSS over the last ${windowS.toFixed(0)} s of each life ≤ 1.10 × that of the ${windowS.toFixed(0)} s after its first ${warmupS.toFixed(0)} s`,
       measured: worstGrowth === undefined ? 'no life long enough' : `worst ${(worstGrowth * 100).toFixed(1)} % (${judgedLives.length} of ${lives.length} lives judged)`,
       met: worstGrowth !== undefined && worstGrowth <= RSS_GROWTH_LIMIT,
     },
