@@ -55,7 +55,11 @@ export interface TimelineStoreOptions {
   searchCacheBytes?: number;
   /** Bytes held by the cache of event versions read (default 64 MiB; 0 turns it off). */
   versionCacheBytes?: number;
+  /** How long deleted timelines' ranges wait, gathering the next deletions, before they are compacted (default 5 s). */
+  freedCompactionDelayMs?: number;
 }
+
+const DEFAULT_FREED_COMPACTION_DELAY_MS = 5_000;
 
 interface Resolved {
   level: number;
@@ -102,10 +106,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly searchCache: SearchPageCache;
   private readonly reader: VersionReader;
   private readonly background = new Set<Promise<void>>();
-  /** Deleted levels whose ranges wait for a compaction pass, and the pass under way (`compactFreed`). */
+  /** Deleted levels whose ranges wait for a compaction pass, the pass due, and the pass under way (`compactFreed`). */
   private readonly freedLevels: number[] = [];
+  private compactionDue: NodeJS.Timeout | undefined;
   private compacting: Promise<void> | undefined;
   private opened = false;
+  private closing = false;
 
   /** `log`: a shared one where other nodes write the same store (default: this process alone writes it). */
   constructor(
@@ -247,12 +253,14 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.queues.drain();
     // Queues move on before their writes are durable: wait for those too.
     await Promise.allSettled([...this.committing.values()].flatMap((commits) => [...commits]));
     // A background task may start another (a finished delete starts the compaction of its ranges): wait for all.
-    while (this.background.size > 0) await Promise.all([...this.background]);
+    for (this.compactNow(); this.background.size > 0; this.compactNow()) await Promise.all([...this.background]);
     this.opened = false;
+    this.closing = false;
   }
 
   private track(task: Promise<void>): void {
@@ -507,20 +515,38 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   /**
    * Compacts the ranges that deleted levels held, so their disk space returns: in the background, and coalesced.
    * LevelDB's compactRange flushes the memtable and rewrites every file overlapping the range at each level however
-   * little the range holds, so six of them awaited per deleted branch kept a core and the disk busy in the soak
-   * (branch deletion p50 ~1 s; docs/performance.md). Levels deleted while a pass runs share the next one: one
-   * compaction per tag, from the lowest of them to the highest.
+   * little the range holds. Awaited per deleted branch, six of them kept a core and the disk busy in the soak (branch
+   * deletion p50 ~1 s); run at once in the background, one pass per deletion still kept LevelDB's compaction thread
+   * on a core a quarter of the time (docs/performance.md). So a deletion waits `freedCompactionDelayMs` for the
+   * next ones, and the levels deleted by then share one pass: one compaction per tag, from the lowest to the highest.
    */
   private compactFreed(level: number): void {
     this.freedLevels.push(level);
-    if (this.compacting) return;
+    this.scheduleCompaction();
+  }
+
+  private scheduleCompaction(): void {
+    if (this.closing) this.compactNow();
+    else if (!this.compacting && !this.compactionDue) {
+      this.compactionDue = setTimeout(() => this.compactNow(), this.options.freedCompactionDelayMs ?? DEFAULT_FREED_COMPACTION_DELAY_MS);
+      this.compactionDue.unref();
+    }
+  }
+
+  /** Starts the pass over the levels freed so far, unless one is under way (it schedules the next when it ends). */
+  private compactNow(): void {
+    clearTimeout(this.compactionDue);
+    this.compactionDue = undefined;
+    if (this.compacting || this.freedLevels.length === 0) return;
+    const levels = this.freedLevels.splice(0);
+    const [from, to] = [Math.min(...levels), Math.max(...levels)];
     const pass = async () => {
-      for (let levels = this.freedLevels.splice(0); levels.length > 0; levels = this.freedLevels.splice(0)) {
-        const [from, to] = [Math.min(...levels), Math.max(...levels)];
-        for (const tag of LEVEL_TAGS) await this.kv.compact(levelPrefix(tag, from), prefixEnd(levelPrefix(tag, to)));
-      }
+      for (const tag of LEVEL_TAGS) await this.kv.compact(levelPrefix(tag, from), prefixEnd(levelPrefix(tag, to)));
     };
-    this.compacting = pass().finally(() => (this.compacting = undefined));
+    this.compacting = pass().finally(() => {
+      this.compacting = undefined;
+      if (this.freedLevels.length > 0) this.scheduleCompaction();
+    });
     this.track(this.compacting);
   }
 
