@@ -54,6 +54,13 @@ function walkOrderOf(anchors: readonly AnchorPin[]): WalkOrder {
   return order;
 }
 
+/** Only a changed event can breach an anchor: a graph with none (primary, usually) needs no pins weighed. */
+export function mayBreachAnchors(graph: CausalGraphArrays): boolean {
+  const { manipulatedAtMs } = graph;
+  for (let event = 0; event < manipulatedAtMs.length; event++) if (manipulatedAtMs[event]! > 0) return true;
+  return false;
+}
+
 /** Callers that keep their pins sorted (the API does) spare every check a sort. */
 function inInstantOrder(anchors: readonly AnchorPin[]): boolean {
   for (let k = 1; k < anchors.length; k++) if (compareInstantPoints(anchors[k - 1]!, anchors[k]!) > 0) return false;

@@ -3,6 +3,7 @@ import type { ParadoxReport } from '../analysis/paradox-report.ts';
 import type { OperationDeps } from './deps.ts';
 import type { Interval } from '../time/index.ts';
 import { describeParadox } from '../analysis/paradox-report.ts';
+import { mayBreachAnchors } from '../analysis/anchor-breaches.ts';
 import { anchorPins } from './anchor-pins.ts';
 
 export interface ParadoxJson {
@@ -26,11 +27,23 @@ export function paradoxesJson(report: ParadoxReport, graph: CausalGraph): Parado
   });
 }
 
-/** Runs the analysis of one timeline (on the pool when large) and shapes the `CheckParadoxResponse`. */
+/**
+ * Runs the analysis of one timeline (on the pool when large) and shapes the `CheckParadoxResponse`. The anchors'
+ * pins are put in order only when an event of the timeline was changed: each new anchor costs that order a pass over
+ * all the pins, which the checks of a timeline never changed (primary, usually) need not pay.
+ */
 export async function analyseTimeline(deps: OperationDeps, timelineId: string, window?: Interval) {
   const started = performance.now();
-  const [{ graph, release }, anchors] = await Promise.all([deps.store.readCausalGraph(timelineId), anchorPins(deps.store, timelineId)]);
-  const report = await deps.pool.analyseParadoxes(graph, anchors, window ? { window } : undefined).finally(release);
+  const { graph, release } = await deps.store.readCausalGraph(timelineId);
+  let report: ParadoxReport;
+  let anchorsAnalysed: number;
+  try {
+    const anchors = mayBreachAnchors(graph) ? await anchorPins(deps.store, timelineId) : undefined;
+    anchorsAnalysed = anchors?.length ?? (await deps.store.countAnchors(timelineId));
+    report = await deps.pool.analyseParadoxes(graph, anchors, window ? { window } : undefined);
+  } finally {
+    release();
+  }
   if (!window) await deps.store.setStability(timelineId, report.stability);
   return {
     status: report.status,
@@ -39,7 +52,7 @@ export async function analyseTimeline(deps: OperationDeps, timelineId: string, w
     figures: {
       events_analysed: report.eventsAnalysed,
       links_analysed: report.linksAnalysed,
-      anchors_analysed: report.anchorsAnalysed,
+      anchors_analysed: anchorsAnalysed,
       duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
     },
   };

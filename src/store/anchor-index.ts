@@ -44,6 +44,11 @@ export class AnchorIndex {
     return records;
   }
 
+  /** How many anchors the level has; read by `load` the first time, as `list` does. */
+  async count(level: number, load: () => Promise<AnchorRecord[]>): Promise<number> {
+    return this.levels.get(level)?.length ?? (await this.list(level, load)).length;
+  }
+
   apply(changes: readonly AnchorChange[]): void {
     for (const { level, anchorId, record } of changes) {
       this.generation++;

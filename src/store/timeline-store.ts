@@ -1010,11 +1010,19 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   async listAnchors(timelineId: string): Promise<readonly AnchorRecord[]> {
     await this.sync();
-    const state = this.live(timelineId);
-    const prefix = levelPrefix(Tag.anchor, state.record.level);
-    return this.anchors.list(state.record.level, async () =>
-      (await this.kv.entries({ gte: prefix, lt: prefixEnd(prefix) })).map(([, value]) => decodeRecord<AnchorRecord>(value)),
-    );
+    const { level } = this.live(timelineId).record;
+    return this.anchors.list(level, () => this.readAnchors(level));
+  }
+
+  async countAnchors(timelineId: string): Promise<number> {
+    await this.sync();
+    const { level } = this.live(timelineId).record;
+    return this.anchors.count(level, () => this.readAnchors(level));
+  }
+
+  private async readAnchors(level: number): Promise<AnchorRecord[]> {
+    const prefix = levelPrefix(Tag.anchor, level);
+    return (await this.kv.entries({ gte: prefix, lt: prefixEnd(prefix) })).map(([, value]) => decodeRecord<AnchorRecord>(value));
   }
 
   async deleteAnchor(anchorId: string): Promise<boolean> {

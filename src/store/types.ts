@@ -209,6 +209,8 @@ export interface TimelineStore {
   getAnchor(anchorId: string): Promise<AnchorRecord | undefined>;
   /** The timeline's anchors in anchor-id order (UTF-8 bytes), shared and frozen: the same array until one changes. */
   listAnchors(timelineId: string): Promise<readonly AnchorRecord[]>;
+  /** How many anchors the timeline has, without a list of them. */
+  countAnchors(timelineId: string): Promise<number>;
   deleteAnchor(anchorId: string): Promise<boolean>;
 
   readCausalGraph(timelineId: string, options?: CausalGraphOptions): Promise<CausalGraphRead>;

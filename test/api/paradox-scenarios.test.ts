@@ -232,6 +232,24 @@ scenarios('anchor_breach: an event at or before an anchor changed after the anch
   assert.ok(!check.paradoxes.some((p: { event_ids: string[] }) => p.event_ids.includes(fire)));
 });
 
+scenarios('anchors on a timeline none of whose events was changed are counted as analysed; a change weighs them', async ({ server }) => {
+  const timelineId = await branch(server, 'Anchored, untouched');
+  for (const timestamp of ['0066-01-01T00:00:00Z', '0320-01-01T00:00:00Z', '1066-10-14T00:00:00Z']) {
+    await ok(call(server, 'POST', '/v1/set-anchor', { body: { timestamp, description: 'pinned', timeline_id: timelineId } }));
+  }
+  const untouched = await checkParadox(server, timelineId);
+  assert.is(untouched.figures.anchors_analysed, 3);
+  assert.is(untouched.timeline_stability, 'Stable');
+  await sleep(5);
+  const battle = await manipulated(server, timelineId, 'battle-of-the-milvian-bridge', { action: 'bless', time: '0312-10-28T00:00:00Z' });
+  const changed = await checkParadox(server, timelineId);
+  assert.is(changed.figures.anchors_analysed, 3);
+  assert.equal(
+    changed.paradoxes.map((p: { kind: string; event_ids: string[] }) => [p.kind, p.event_ids]),
+    [['anchor_breach', [battle, 'dedication-of-constantinople']]],
+  );
+});
+
 scenarios('self_encounter: two travel arrivals of one traveller at one place less than an hour apart', async ({ server }) => {
   const timelineId = await branch(server, 'Vienna, New Year 1900');
   const travel = async (destination_time: string, location: string, traveller?: string): Promise<string> => {

@@ -532,6 +532,22 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     assert.is(await store.getAnchor('anc_m'), undefined);
   });
 
+  test('countAnchors counts the anchors listAnchors lists, through puts and deletes', async ({ store }) => {
+    const alt = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'u' });
+    const anchorOn = (anchorId: string, timelineId: string) => ({ anchor_id: anchorId, timeline_id: timelineId, timestamp: '2024-01-01T00:00:00Z' });
+    await store.putAnchor(anchorOn('anc_c0', 'primary'));
+    assert.is(await store.countAnchors('primary'), 1, 'counted before any list was read');
+    assert.is(await store.countAnchors(alt.timeline_id), 0);
+    await store.putAnchor(anchorOn('anc_c1', alt.timeline_id));
+    await store.putAnchor(anchorOn('anc_c2', alt.timeline_id));
+    await store.putAnchor(anchorOn('anc_c1', alt.timeline_id));
+    assert.is(await store.countAnchors(alt.timeline_id), 2);
+    assert.is((await store.listAnchors(alt.timeline_id)).length, 2);
+    await store.deleteAnchor('anc_c2');
+    assert.is(await store.countAnchors(alt.timeline_id), 1);
+    await rejects(store.countAnchors('nope'), 'not_found');
+  });
+
   test('setStability is stored and returned', async ({ store }) => {
     const updated = await store.setStability('primary', 'Stable');
     assert.is(updated.stability, 'Stable');
