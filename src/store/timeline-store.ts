@@ -460,14 +460,13 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   /** Every full paradox check sets its result: one it already has (the usual case) costs no synced write. */
-  async setStability(timelineId: string, stability: string): Promise<TimelineRecord> {
+  async setStability(timelineId: string, stability: string): Promise<void> {
     await this.sync();
-    const held = this.live(timelineId);
-    if (this.latest(held).stability === stability) return this.publicRecord(held);
-    return this.write(timelineId, async (state) => {
+    if (this.latest(this.live(timelineId)).stability === stability) return;
+    await this.write(timelineId, async (state) => {
       const record = { ...this.latest(state), stability };
-      return { ops: [this.recordPut(record)], note: { timelines: [record] }, result: state, ...this.recordChange(state, record) };
-    }).then((state) => this.publicRecord(state));
+      return { ops: [this.recordPut(record)], note: { timelines: [record] }, result: undefined, ...this.recordChange(state, record) };
+    });
   }
 
   async deleteTimeline(timelineId: string): Promise<void> {

@@ -190,7 +190,8 @@ export interface TimelineStore {
   listTimelines(): Promise<TimelineRecord[]>;
   /** primary or a timeline with children → failed_precondition; unknown → not_found. */
   deleteTimeline(timelineId: string): Promise<void>;
-  setStability(timelineId: string, stability: string): Promise<TimelineRecord>;
+  /** Stores the stability a full paradox check found (no record back: counting the timeline's events costs a pass over its changes). */
+  setStability(timelineId: string, stability: string): Promise<void>;
 
   getEvent(timelineId: string, eventId: string): Promise<EventRecord | undefined>;
   search(timelineId: string, query: SearchQuery): Promise<SearchPage>;
