@@ -26,6 +26,7 @@ const SMALL_PLACES = 10;
 const START = parseInstant(SYNTHETIC_DEFAULTS.start);
 const SPAN_SECONDS = Number(parseInstant(SYNTHETIC_DEFAULTS.end).seconds - START.seconds);
 const MIB = 2 ** 20;
+const NEW_EVENT = { description: 'written', time: parseInstant('1950-01-01T00:00:00Z'), location: 'place 0', causes: [] };
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -135,6 +136,15 @@ function sequence(seed: number): () => number {
 
 const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);
 
+/** A parallel of the small primary with `changes` new events of its own, written 50 at a time. */
+async function writtenBranch(store: LevelTimelineStore, changes: number): Promise<string> {
+  const { timeline_id: timeline } = await store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: 'written', variation: 'w', owner: 'bench' });
+  for (let done = 0; done < changes; done += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, changes - done) }, () => store.insertEvent(timeline, NEW_EVENT, 'bench')));
+  }
+  return timeline;
+}
+
 // ------------------------------------------------------------------ main
 
 async function main(): Promise<void> {
@@ -229,6 +239,24 @@ async function main(): Promise<void> {
   }
   console.log(`causal graph (${graphSize.nodes} nodes, ${graphSize.edges} edges): first ${graphTimes[0]!.toFixed(0)} ms, then ${graphTimes.slice(1).map((t) => t.toFixed(0)).join(' / ')} ms (primary, leaf, primary)`);
 
+  // A timeline's record counts its events: right after a write, that must not cost more on a much-written branch.
+  const manyChanges = process.env['BENCH_QUICK'] === '1' ? 2000 : 20_000;
+  const fewChanges = manyChanges / 100;
+  const written = [await writtenBranch(small.store, manyChanges), await writtenBranch(small.store, fewChanges)] as const;
+  const recordTimes: [number[], number[]] = [[], []];
+  for (let i = 0; i < 400; i++) {
+    for (const side of i % 2 ? [1, 0] : [0, 1]) {
+      const timeline = written[side]!;
+      await small.store.insertEvent(timeline, NEW_EVENT, 'bench');
+      const started = performance.now();
+      await small.store.getTimeline(timeline);
+      if (i >= 50) recordTimes[side]!.push(performance.now() - started);
+    }
+  }
+  const [recordMany, recordFew] = recordTimes.map(stats) as [Stats, Stats];
+  const recordRatio = recordMany.median / recordFew.median;
+  console.log(`timeline record after a write: ${fmt(recordMany.median)} with ${manyChanges} changes vs ${fmt(recordFew.median)} with ${fewChanges}: ratio ${recordRatio.toFixed(2)}`);
+
   const writeTimes: number[] = [];
   for (let i = 0; i < 100; i++) {
     const started = performance.now();
@@ -260,6 +288,7 @@ interleaved runs; ratios compare the two sides of one run.
 | 10-result search by time, ${bigEvents.toLocaleString('en')} vs ${smallEvents.toLocaleString('en')} | ${fmt(timeBig.median)} vs ${fmt(timeSmall.median)}: **ratio ${timeRatio.toFixed(2)}** | ≤ 2: ${verdict(timeRatio <= 2)} |
 | 10-result search by location words, same | ${fmt(wordBig.median)} vs ${fmt(wordSmall.median)}: **ratio ${wordRatio.toFixed(2)}** | ≤ 2: ${verdict(wordRatio <= 2)} |
 | event read through a 5-deep chain vs primary | ${fmt(readLeaf.median)} vs ${fmt(readPrimary.median)}: **ratio ${readRatio.toFixed(2)}** | ≤ 3: ${verdict(readRatio <= 3)} |
+| timeline record (with its event count) right after a write, branch with ${manyChanges.toLocaleString('en')} vs ${fewChanges.toLocaleString('en')} changes | ${fmt(recordMany.median)} vs ${fmt(recordFew.median)}: **ratio ${recordRatio.toFixed(2)}** (p95 ${fmt(recordMany.p95)} vs ${fmt(recordFew.p95)}) | ≤ 2: ${verdict(recordRatio <= 2)} |
 | bulk load of ${bigEvents.toLocaleString('en')} events | ${load.seconds.toFixed(1)} s (${Math.round(bigEvents / load.seconds).toLocaleString('en')} events/s; ${load.cpuSeconds.toFixed(1)} s CPU, all threads), **peak RSS ${load.maxRssMiB.toFixed(0)} MiB**, ${load.diskMiB.toFixed(0)} MiB on disk | ≤ 20 s, RSS ≤ 512 MiB: ${verdict(loadMet)} |
 | open-to-ready on ${bigEvents.toLocaleString('en')} events | **${open.openMs.toFixed(0)} ms**, idle RSS **${open.idleRssMiB.toFixed(0)} MiB** (${open.baselineMiB.toFixed(0)} MiB before opening: Node + tsx) | < 2 s, < 300 MiB: ${verdict(open.openMs < 2000 && open.idleRssMiB < 300)} |
 

@@ -11,6 +11,7 @@ import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant
 import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } from './event-codec.ts';
+import { EventCounts } from './event-counts.ts';
 import { GenesisLevels } from './genesis-levels.ts';
 import { encodeTimeEntry } from './genesis-time-entry.ts';
 import { encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
@@ -101,7 +102,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly inFlight = new Map<string, EventRecord>();
   private readonly genesis: GenesisLevels;
   private readonly graphs: TimelineGraphs;
-  private readonly eventCounts = new Map<string, { stamp: string; count: number }>();
+  private eventCounts = new EventCounts(this.versions, this.registry);
   private readonly anchors = new AnchorIndex();
   private readonly searchCache: SearchPageCache;
   private readonly reader: VersionReader;
@@ -151,6 +152,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private async loadState(): Promise<number[]> {
     this.registry = new TimelineRegistry();
     this.versions = new VersionIndex();
+    this.eventCounts = new EventCounts(this.versions, this.registry);
     this.genesis.clear();
     this.anchors.clear();
     for (const [, value] of await this.kv.entries({ gte: tagKey(Tag.timeline), lt: prefixEnd(tagKey(Tag.timeline)) })) {
@@ -197,7 +199,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       const state = this.registry.atLevel(level);
       if (state) this.forgetTimeline(state);
       this.registry.reserveLevel(level);
-      this.eventCounts.delete(timelineId);
+      this.eventCounts.forget(timelineId);
     }
     for (const { level, eventId, info } of note.versions ?? []) {
       this.versions.add(level, eventId, info);
@@ -224,7 +226,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     this.versions.dropLevel(level);
     this.anchors.dropLevel(level);
     this.forgetGenesis(level);
-    this.eventCounts.delete(timelineId);
+    this.eventCounts.forget(timelineId);
     this.graphs.forget(timelineId);
   }
 
@@ -363,30 +365,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     };
   }
 
-  /**
-   * Genesis events of the chain, corrected for every event with versions above genesis (all in memory):
-   * minus those whose genesis is in the chain, plus those whose visible version happens.
-   */
   private eventCount(state: TimelineState): number {
     const chain = this.registry.chain(state);
-    const stamp = this.stamp(chain);
-    const cached = this.eventCounts.get(state.record.timeline_id);
-    if (cached?.stamp === stamp) return cached.count;
-    const capped = capChain(this.registry, chain);
-    let count = 0;
-    const changed = new Set<string>();
-    for (const { level } of capped) {
-      count += this.registry.atLevel(level)?.record.genesis_count ?? 0;
-      for (const id of this.versions.eventIds(level) ?? []) changed.add(id);
-    }
-    const view = new ChainView(this.versions, capped);
-    for (const id of changed) {
-      if (capped.some(({ level }) => this.versions.hasMarker(level, id))) count -= 1;
-      const visible = view.visible(id);
-      if (visible?.info.happens && !view.overridden(visible.depth, id, visible.info)) count += 1;
-    }
-    this.eventCounts.set(state.record.timeline_id, { stamp, count });
-    return count;
+    return this.eventCounts.count(state.record.timeline_id, chain, this.stamp(chain));
   }
 
   async createTimeline(spec: NewTimeline): Promise<TimelineRecord> {

@@ -21,6 +21,8 @@ interface LevelVersions {
   log: { lsn: number; eventId: string }[];
   /** The newest version of each event here, when it happens, in search order. */
   current: CurrentIndex;
+  /** For each event, the events with a version here made from it (`supersedes`). */
+  successors: Map<string, string[]>;
 }
 
 /** The newest version at or below `cap`. */
@@ -39,7 +41,7 @@ export class VersionIndex {
   private levelOf(level: number): LevelVersions {
     let entry = this.levels.get(level);
     if (!entry) {
-      entry = { byEvent: new Map(), log: [], current: new CurrentIndex() };
+      entry = { byEvent: new Map(), log: [], current: new CurrentIndex(), successors: new Map() };
       this.levels.set(level, entry);
     }
     return entry;
@@ -74,6 +76,11 @@ export class VersionIndex {
       while (logAt > 0 && entry.log[logAt - 1]!.lsn > info.lsn) logAt--;
       entry.log.splice(logAt, 0, { lsn: info.lsn, eventId });
     }
+    if (info.supersedes !== undefined) {
+      const made = entry.successors.get(info.supersedes);
+      if (!made) entry.successors.set(info.supersedes, [eventId]);
+      else if (!made.includes(eventId)) made.push(eventId);
+    }
   }
 
   /** Undoes `add` (a batch that failed). */
@@ -92,6 +99,12 @@ export class VersionIndex {
     if (list.length === 0) entry.byEvent.delete(eventId);
     const logAt = entry.log.findIndex((item) => item.lsn === info.lsn && item.eventId === eventId);
     if (logAt >= 0) entry.log.splice(logAt, 1);
+    const from = info.supersedes;
+    if (from !== undefined && !list.some((version) => version.supersedes === from)) {
+      const made = entry.successors.get(from)?.filter((id) => id !== eventId);
+      if (made?.length) entry.successors.set(from, made);
+      else entry.successors.delete(from);
+    }
   }
 
   dropLevel(level: number): void {
@@ -117,6 +130,11 @@ export class VersionIndex {
     }
     for (let i = low; i < log.length && log[i]!.lsn <= upTo; i++) ids.add(log[i]!.eventId);
     return ids;
+  }
+
+  /** Events with a version at `level` made from `eventId`. */
+  successorsOf(level: number, eventId: string): readonly string[] | undefined {
+    return this.levels.get(level)?.successors.get(eventId);
   }
 
   /** The level's search index of its newest versions (empty for a level without versions). */

@@ -125,6 +125,11 @@ async function runScenario(backend: TestBackend, genesis: number, ops: Op[], gen
     }
 
     for (const op of ops) {
+      // Counted after every operation, so that most counts are carried forward from the one before.
+      for (const known of timelines) {
+        const happening = [...view(known).values()].filter(happens).length;
+        assert.is((await store.getTimeline(known.id))!.event_count, happening, `event_count of ${known.id} before ${JSON.stringify(op)}`);
+      }
       const timeline = timelines[op.timeline % timelines.length]!;
       if (op.kind === 'insert') {
         const causes = eventIds.length ? [eventIds[op.cause % eventIds.length]!] : [];
