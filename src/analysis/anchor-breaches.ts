@@ -42,13 +42,25 @@ interface WalkOrder {
 /** Frozen pin arrays (the API shares one per timeline until an anchor changes) are ordered once, not per check. */
 const walkOrderOfFrozen = new WeakMap<readonly AnchorPin[], WalkOrder>();
 
+/**
+ * For a caller that keeps its frozen pins in instant order and knows when the earliest was set (the API does, from
+ * the pins it had before the last change): a check then need not find out with two passes over all of them.
+ */
+export function knowWalkOrder(pins: readonly AnchorPin[], earliestSetAt: number): void {
+  if (Object.isFrozen(pins)) walkOrderOfFrozen.set(pins, { sorted: pins, earliestSetAt });
+}
+
+/** When the earliest of `anchors` was set (a loop, not Math.min(...): some 10^5 anchors as arguments overflow the stack). */
+export function earliestSetAtOf(anchors: readonly AnchorPin[]): number {
+  return anchors.reduce((earliest, anchor) => Math.min(earliest, anchor.setAtMs), Infinity);
+}
+
 function walkOrderOf(anchors: readonly AnchorPin[]): WalkOrder {
   const known = walkOrderOfFrozen.get(anchors);
   if (known) return known;
   const order = {
     sorted: inInstantOrder(anchors) ? anchors : [...anchors].sort(compareInstantPoints),
-    // A loop, not Math.min(...): spreading some 10^5 anchors as arguments overflows the stack.
-    earliestSetAt: anchors.reduce((earliest, anchor) => Math.min(earliest, anchor.setAtMs), Infinity),
+    earliestSetAt: earliestSetAtOf(anchors),
   };
   if (Object.isFrozen(anchors)) walkOrderOfFrozen.set(anchors, order);
   return order;

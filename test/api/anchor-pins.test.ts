@@ -3,7 +3,10 @@
 // the store itself is tested elsewhere.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { AnchorPin } from '../../src/analysis/causal-graph.ts';
+import { analyseParadoxes } from '../../src/analysis/paradoxes.ts';
 import { anchorPins } from '../../src/api/anchor-pins.ts';
+import { buildGraph } from '../analysis/graph-builder.ts';
 import type { AnchorRecord, TimelineStore } from '../../src/store/types.ts';
 import { compareUtf8 } from '../../src/store/utf8-order.ts';
 
@@ -91,6 +94,42 @@ test('after many rounds of random changes, with several anchors at one instant, 
     });
     assert.equal(ids(await anchorPins(store, 'primary')), sortedFresh(current('primary')), `round ${round}`);
   }
+});
+
+test('the pins hand the breach check their order and earliest setting: it finds what it finds in a copy it orders itself', async () => {
+  const random = numbers(7);
+  // One change in 1900, made at 5 000 ms, whose effect comes in 1950: anchors between them set before 5 000 ms are breached.
+  const graph = buildGraph([
+    { seconds: Date.parse('1900-01-01T00:00:00Z') / 1000, manipulatedAtMs: 5_000 },
+    { seconds: Date.parse('1950-01-01T00:00:00Z') / 1000, causes: [0] },
+  ]);
+  const anchor = (id: string, setFrom = 3_000) =>
+    Object.freeze({
+      anchor_id: id,
+      timeline_id: 'primary',
+      timestamp: new Date(Date.UTC(1890 + Math.floor(random() * 70), 0, 1)).toISOString(),
+      created_at: new Date(setFrom + Math.floor(random() * (7_000 - setFrom))).toISOString(),
+    });
+  // The first anchors were all set after the change; later ones may come earlier than every kept one.
+  const { store, change } = standIn({ primary: Array.from({ length: 20 }, (_, k) => anchor(`anc_${k}`, 6_000)) });
+  const breached = (pins: readonly AnchorPin[]) => analyseParadoxes(graph, pins).paradoxes.map((p) => p.anchorId).sort();
+  assert.equal(breached(await anchorPins(store, 'primary')), [], 'none set before the change');
+  let next = 20;
+  let found = 0;
+  for (let round = 0; round < 200; round++) {
+    change('primary', (list) => {
+      const pick = Math.floor(random() * list.length);
+      const what = random();
+      if (what < 0.4 || list.length === 0) list.push(anchor(`anc_${next++}`));
+      else if (what < 0.7) list.splice(pick, 1);
+      else list.splice(pick, 1, anchor(list[pick]!.anchor_id));
+    });
+    const pins = await anchorPins(store, 'primary');
+    const expected = breached([...pins].reverse());
+    assert.equal(breached(pins), expected, `round ${round}`);
+    found += expected.length;
+  }
+  assert.ok(found > 0, 'some rounds had breaches');
 });
 
 test('a list whose records are all new (read from storage again) gives the same order', async () => {
