@@ -59,9 +59,7 @@ export class EventCounts {
     after.forEach(({ level, cap }, i) => {
       for (const id of this.versions.changedBetween(level, before[i]!.cap, cap)) touched.add(id);
     });
-    for (const id of touched) {
-      for (const { level } of after) for (const successor of this.versions.successorsOf(level, id) ?? []) touched.add(successor);
-    }
+    this.versions.addSuccessors(after, touched);
     const then = new ChainView(this.versions, before);
     const now = new ChainView(this.versions, after);
     let change = 0;

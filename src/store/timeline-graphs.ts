@@ -39,8 +39,6 @@ interface KeptGraph {
   versions: VersionIndex;
   /** The version of every event the graph holds a record of. */
   known: Map<string, string>;
-  /** Event → the events created from it on the chain. */
-  successors: Map<string, Set<string>>;
   readonly bytes: number;
 }
 
@@ -87,18 +85,16 @@ export class TimelineGraphs {
     const sources = genesisLevels.map((level) => this.genesis.snapshot(level));
     const genesis = sources.length === 0 ? emptySnapshot() : await runInSlices(concatSnapshotSteps(await Promise.all(sources)));
     const ids = new Set<string>();
-    const successors = new Map<string, Set<string>>();
     for (const { level } of chain) {
       for (const id of versionIndex.eventIds(level) ?? []) ids.add(id);
     }
     const versions = await this.changedVersions(chain, ids);
-    for (const id of ids) this.noteSuccessors(chain, id, successors);
     const records = await this.changedRecords(versions);
     const built = await runInSlices(builtGraphSteps(genesis, records));
     Object.freeze(built.graph.eventIds);
     const live = await runInSlices(LiveCausalGraph.fromBuildSteps(built, genesis, records));
     const known = new Map([...versions].map(([id, version]) => [id, versionText(version)]));
-    return { live, chain, sources, versions: versionIndex, known, successors, get bytes() { return live.bytes; } };
+    return { live, chain, sources, versions: versionIndex, known, get bytes() { return live.bytes; } };
   }
 
   /**
@@ -119,10 +115,8 @@ export class TimelineGraphs {
     });
     kept.chain = chain;
     if (written.size === 0) return true;
-    for (const id of written) this.noteSuccessors(chain, id, kept.successors);
-    // Whether the chain sees an event's successor depends on the event's versions (ChainView.overridden).
     const candidates = new Set(written);
-    for (const id of candidates) for (const successor of kept.successors.get(id) ?? []) candidates.add(successor);
+    versionIndex.addSuccessors(chain, candidates);
     const versions = await this.changedVersions(chain, candidates);
     const changedNow = new Map<string, Version>();
     for (const id of candidates) {
@@ -137,19 +131,6 @@ export class TimelineGraphs {
     kept.live.apply(await this.changedRecords(changedNow));
     for (const [id, version] of changedNow) kept.known.set(id, versionText(version));
     return true;
-  }
-
-  /** Records which events the versions of `id` on the chain were created from. */
-  private noteSuccessors(chain: ChainLink[], id: string, successors: Map<string, Set<string>>): void {
-    const versionIndex = this.versions();
-    for (const { level } of chain) {
-      for (const { supersedes } of versionIndex.list(level, id) ?? []) {
-        if (supersedes === undefined) continue;
-        let known = successors.get(supersedes);
-        if (!known) successors.set(supersedes, (known = new Set()));
-        known.add(id);
-      }
-    }
   }
 
   /** Where the chain sees a version above genesis of each of `ids` (one seen at genesis, or hidden, is left out). */

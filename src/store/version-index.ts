@@ -132,9 +132,14 @@ export class VersionIndex {
     return ids;
   }
 
-  /** Events with a version at `level` made from `eventId`. */
-  successorsOf(level: number, eventId: string): readonly string[] | undefined {
-    return this.levels.get(level)?.successors.get(eventId);
+  /**
+   * Adds to `ids` every event with a version on one of `chain`'s levels made from one of them, and so on down the
+   * line: whether a chain sees an event can depend on its predecessor's versions (`ChainView.overridden`).
+   */
+  addSuccessors(chain: readonly { level: number }[], ids: Set<string>): void {
+    for (const id of ids) {
+      for (const { level } of chain) for (const successor of this.levels.get(level)?.successors.get(id) ?? []) ids.add(successor);
+    }
   }
 
   /** The level's search index of its newest versions (empty for a level without versions). */

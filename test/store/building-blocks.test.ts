@@ -171,22 +171,28 @@ memory('version lists stay ordered and changedAfter finds later changes', () => 
   assert.equal(index.list(1, 'e')!.map((v) => v.lsn), [0, 5]);
   assert.is(index.maxLsn(), 9);
 });
-memory('the events made from an event are found per level, and a removed version takes its link along', () => {
+memory('the events made from an event are found on the chain, down the line, and a removed version takes its link along', () => {
   const index = new VersionIndex();
   const made = (lsn: number, supersedes: string) => ({ lsn, happens: true, timeKey: new Uint8Array(12), words: [], supersedes });
+  const successors = (chain: number[], ...ids: string[]) => {
+    const found = new Set(ids);
+    index.addSuccessors(chain.map((level) => ({ level })), found);
+    return [...found].sort();
+  };
   const first = made(3, 'e');
   index.add(1, 'x', first);
   index.add(1, 'x', made(4, 'e'));
   index.add(1, 'y', made(5, 'e'));
   index.add(2, 'z', made(6, 'e'));
-  assert.equal(index.successorsOf(1, 'e'), ['x', 'y'], 'each successor once');
-  assert.equal(index.successorsOf(2, 'e'), ['z']);
+  index.add(2, 'w', made(7, 'x'));
+  assert.equal(successors([1], 'e'), ['e', 'x', 'y']);
+  assert.equal(successors([1, 2], 'e'), ['e', 'w', 'x', 'y', 'z'], 'and what was made from those');
   index.remove(1, 'x', first);
-  assert.equal(index.successorsOf(1, 'e'), ['x', 'y'], 'x has another version made from e');
+  assert.equal(successors([1], 'e'), ['e', 'x', 'y'], 'x has another version made from e');
   index.remove(1, 'y', index.list(1, 'y')![0]!);
-  assert.equal(index.successorsOf(1, 'e'), ['x']);
+  assert.equal(successors([1], 'e'), ['e', 'x']);
   index.remove(2, 'z', index.list(2, 'z')![0]!);
-  assert.is(index.successorsOf(2, 'e'), undefined);
+  assert.equal(successors([2], 'e'), ['e']);
 });
 memory('writer queues run tasks of one key in order, keys independently', async () => {
   const queues = new WriterQueues();
