@@ -39,12 +39,12 @@ interface WalkOrder {
   earliestSetAt: number;
 }
 
-/** Frozen pin arrays (the API shares one per timeline until an anchor changes) are ordered once, not per check. */
+/** Frozen pin arrays (the store shares one per timeline until an anchor changes) are ordered once, not per check. */
 const walkOrderOfFrozen = new WeakMap<readonly AnchorPin[], WalkOrder>();
 
 /**
- * For a caller that keeps its frozen pins in instant order and knows when the earliest was set (the API does, from
- * the pins it had before the last change): a check then need not find out with two passes over all of them.
+ * For a caller that keeps its frozen pins in instant order and knows when the earliest was set (the store does, as
+ * it changes them anchor by anchor): a check then need not find out with two passes over all of them.
  */
 export function knowWalkOrder(pins: readonly AnchorPin[], earliestSetAt: number): void {
   if (Object.isFrozen(pins)) walkOrderOfFrozen.set(pins, { sorted: pins, earliestSetAt });

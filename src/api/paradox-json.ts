@@ -4,7 +4,6 @@ import type { OperationDeps } from './deps.ts';
 import type { Interval } from '../time/index.ts';
 import { describeParadox } from '../analysis/paradox-report.ts';
 import { mayBreachAnchors } from '../analysis/anchor-breaches.ts';
-import { anchorPins } from './anchor-pins.ts';
 
 export interface ParadoxJson {
   kind: string;
@@ -29,8 +28,8 @@ export function paradoxesJson(report: ParadoxReport, graph: CausalGraph): Parado
 
 /**
  * Runs the analysis of one timeline (on the pool when large) and shapes the `CheckParadoxResponse`. The anchors'
- * pins are put in order only when an event of the timeline was changed: each new anchor costs that order a pass over
- * all the pins, which the checks of a timeline never changed (primary, usually) need not pay.
+ * pins are asked for only when an event of the timeline was changed: after each new anchor they are a new copy of
+ * all the pins, which the checks of a timeline never changed (primary, usually) need not pay for.
  */
 export async function analyseTimeline(deps: OperationDeps, timelineId: string, window?: Interval) {
   const started = performance.now();
@@ -38,7 +37,7 @@ export async function analyseTimeline(deps: OperationDeps, timelineId: string, w
   let report: ParadoxReport;
   let anchorsAnalysed: number;
   try {
-    const anchors = mayBreachAnchors(graph) ? await anchorPins(deps.store, timelineId) : undefined;
+    const anchors = mayBreachAnchors(graph) ? await deps.store.anchorPins(timelineId) : undefined;
     anchorsAnalysed = anchors?.length ?? (await deps.store.countAnchors(timelineId));
     report = await deps.pool.analyseParadoxes(graph, anchors, window ? { window } : undefined);
   } finally {

@@ -11,6 +11,7 @@ import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant
 import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } from './event-codec.ts';
+import type { AnchorPin } from '../analysis/causal-graph.ts';
 import { EventCounts } from './event-counts.ts';
 import { GenesisLevels } from './genesis-levels.ts';
 import { encodeTimeEntry } from './genesis-time-entry.ts';
@@ -992,6 +993,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     await this.sync();
     const { level } = this.live(timelineId).record;
     return this.anchors.list(level, () => this.readAnchors(level));
+  }
+
+  async anchorPins(timelineId: string): Promise<readonly AnchorPin[]> {
+    await this.sync();
+    const { level } = this.live(timelineId).record;
+    return this.anchors.pins(level, () => this.readAnchors(level));
   }
 
   async countAnchors(timelineId: string): Promise<number> {

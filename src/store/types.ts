@@ -6,7 +6,7 @@
  * `BadCursorError` for a search cursor that is not the store's own or belongs to another query. Reads never go
  * through a writer queue.
  */
-import type { CausalGraph } from '../analysis/causal-graph.ts';
+import type { AnchorPin, CausalGraph } from '../analysis/causal-graph.ts';
 import type { Instant } from '../time/index.ts';
 import type { CacheCounts } from './metered-cache.ts';
 
@@ -212,6 +212,11 @@ export interface TimelineStore {
   listAnchors(timelineId: string): Promise<readonly AnchorRecord[]>;
   /** How many anchors the timeline has, without a list of them. */
   countAnchors(timelineId: string): Promise<number>;
+  /**
+   * The timeline's anchors as the anchor-breach check weighs them: in instant order, then anchor id (UTF-8 bytes)
+   * at one instant; shared and frozen, the same array until one changes.
+   */
+  anchorPins(timelineId: string): Promise<readonly AnchorPin[]>;
   deleteAnchor(anchorId: string): Promise<boolean>;
 
   readCausalGraph(timelineId: string, options?: CausalGraphOptions): Promise<CausalGraphRead>;

@@ -548,6 +548,29 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     await rejects(store.countAnchors('nope'), 'not_found');
   });
 
+  test('anchorPins gives the anchors in instant order through puts, moves and deletes, the same array until one changes', async ({ store }) => {
+    const alt = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'u' });
+    const anchorOn = (anchorId: string, timelineId: string, timestamp: string) => ({ anchor_id: anchorId, timeline_id: timelineId, timestamp, created_at: '2026-11-27T10:00:00Z' });
+    const pinned = async (timelineId: string) => (await store.anchorPins(timelineId)).map((pin) => pin.anchorId);
+    await store.putAnchor(anchorOn('anc_a', 'primary', '1900-01-01T00:00:00Z'));
+    await store.putAnchor(anchorOn('anc_b', 'primary', '1066-10-14T09:00:00.000000001Z'));
+    await store.putAnchor(anchorOn('anc_c', 'primary', '1066-10-14T09:00:00.000000001Z'));
+    assert.equal(await pinned('primary'), ['anc_b', 'anc_c', 'anc_a'], 'by instant, then by id at one instant');
+    const pins = await store.anchorPins('primary');
+    assert.equal(pins[0], { anchorId: 'anc_b', seconds: Date.parse('1066-10-14T09:00:00Z') / 1000, nanos: 1, setAtMs: Date.parse('2026-11-27T10:00:00Z') });
+    assert.ok(Object.isFrozen(pins));
+    assert.is(await store.anchorPins('primary'), pins, 'the same array while no anchor changes');
+    await store.putAnchor(anchorOn('anc_a', 'primary', '0312-10-28T00:00:00Z'));
+    assert.equal(await pinned('primary'), ['anc_a', 'anc_b', 'anc_c'], 'a moved anchor takes its new place');
+    assert.equal(pins.map((pin) => pin.anchorId), ['anc_b', 'anc_c', 'anc_a'], 'the array handed out before stays as it was');
+    await store.putAnchor(anchorOn('anc_b', alt.timeline_id, '2000-01-01T00:00:00Z'));
+    assert.equal(await pinned('primary'), ['anc_a', 'anc_c']);
+    assert.equal(await pinned(alt.timeline_id), ['anc_b']);
+    await store.deleteAnchor('anc_a');
+    assert.equal(await pinned('primary'), ['anc_c']);
+    await rejects(store.anchorPins('nope'), 'not_found');
+  });
+
   test('setStability is stored', async ({ store }) => {
     await store.setStability('primary', 'Stable');
     assert.is((await store.getTimeline('primary'))!.stability, 'Stable');

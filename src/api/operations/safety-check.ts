@@ -2,7 +2,6 @@ import type { OperationDeps } from '../deps.ts';
 import type { ManipulationProposal, Precheck } from '../../store/types.ts';
 import type { ParadoxJson } from '../paradox-json.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { anchorPins } from '../anchor-pins.ts';
 import { paradoxesJson } from '../paradox-json.ts';
 
 const keyOf = (p: ParadoxJson): string => `${p.kind}:${p.anchor_id ?? ''}:${[...p.event_ids].sort().join(',')}`;
@@ -13,7 +12,7 @@ const keyOf = (p: ParadoxJson): string => `${p.kind}:${p.anchor_id ?? ''}:${[...
  */
 export function safetyCheck(deps: OperationDeps, timelineId: string): Precheck {
   return async (proposal: ManipulationProposal) => {
-    const anchors = await anchorPins(deps.store, timelineId);
+    const anchors = await deps.store.anchorPins(timelineId);
     const [before, after] = await Promise.all([
       deps.store.readCausalGraph(timelineId),
       deps.store.readCausalGraph(timelineId, { overlay: [proposal.original, proposal.created] }),
