@@ -91,8 +91,9 @@ export class TimelineGraphs {
     const versions = await this.changedVersions(chain, ids);
     const records = await this.changedRecords(versions);
     const built = await runInSlices(builtGraphSteps(genesis, records));
-    Object.freeze(built.graph.eventIds);
     const live = await runInSlices(LiveCausalGraph.fromBuildSteps(built, genesis, records));
+    // Only once the live graph has its own copy: V8 copies a frozen array one element at a time (28 ms for 10^6 ids, 5 unfrozen).
+    Object.freeze(built.graph.eventIds);
     const known = new Map([...versions].map(([id, version]) => [id, versionText(version)]));
     return { live, chain, sources, versions: versionIndex, known, get bytes() { return live.bytes; } };
   }
