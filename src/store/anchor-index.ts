@@ -39,9 +39,10 @@ export class AnchorIndex {
     const held = this.levels.get(level);
     if (held) return (held.shared ??= Object.freeze(held.records.slice()));
     const generation = this.generation;
-    const records = Object.freeze((await load()).map((record) => Object.freeze(record)));
-    if (generation === this.generation && !this.levels.has(level)) this.levels.set(level, { records: records.slice(), shared: records });
-    return records;
+    const records = (await load()).map((record) => Object.freeze(record));
+    const shared = Object.freeze(records.slice());
+    if (generation === this.generation && !this.levels.has(level)) this.levels.set(level, { records, shared });
+    return shared;
   }
 
   /** How many anchors the level has; read by `load` the first time, as `list` does. */
