@@ -3,7 +3,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Level } from 'level';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CausalGraph } from '../../src/analysis/causal-graph.ts';
@@ -13,10 +12,11 @@ import { LevelTimelineStore, type GenesisEvent } from '../../src/store/index.ts'
 import { CausalGraphCache } from '../../src/store/causal-graph-cache.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { canonicalGraph, causesOfEvent, standingIds, standingNodes } from './graph-canonical.ts';
+import { openLevel, type TempDb } from './temp-store.ts';
 
 interface Context {
   dir: string;
-  db: Level<Uint8Array, Uint8Array>;
+  db: TempDb;
   store: LevelTimelineStore;
 }
 
@@ -38,8 +38,7 @@ const cache = suite<Context>('causal graph cache');
 
 cache.before.each(async (context) => {
   context.dir = await mkdtemp(join(tmpdir(), 'tms-graph-cache-'));
-  context.db = new Level<Uint8Array, Uint8Array>(context.dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await context.db.open();
+  context.db = await openLevel(context.dir);
   context.store = new LevelTimelineStore(context.db);
   await context.store.open();
 });
@@ -54,8 +53,7 @@ cache.after.each(async (context) => {
 async function freshRead(context: Context, timelineId: string): Promise<CausalGraph> {
   await context.store.close();
   await context.db.close();
-  context.db = new Level<Uint8Array, Uint8Array>(context.dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await context.db.open();
+  context.db = await openLevel(context.dir);
   context.store = new LevelTimelineStore(context.db);
   await context.store.open();
   return (await context.store.readCausalGraph(timelineId)).graph;

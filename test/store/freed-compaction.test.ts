@@ -1,30 +1,25 @@
 // The disk space of deleted timelines returns through LevelDB compactions of their ranges, run in the background
 // and coalesced: the deletions within the delay share one pass (one compaction per stored tag), and closing the
 // store runs a pass still due instead of leaving it.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Level } from 'level';
+import { openTempLevel } from './temp-store.ts';
 import { LEVEL_TAGS } from '../../src/store/keys.ts';
 import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
 import type { OrderedKeyValueStore } from '../../src/store/ordered-kv.ts';
 import { CopyOnWriteTimelineStore } from '../../src/store/timeline-store.ts';
 
 interface Context {
-  dir: string;
-  db: Level<Uint8Array, Uint8Array>;
+  removeDb: () => Promise<void>;
   compactions: number[];
   open(delayMs: number): Promise<CopyOnWriteTimelineStore>;
 }
 
 const freed = suite<Context>('freed-range compaction');
 freed.before.each(async (context) => {
-  context.dir = await mkdtemp(join(tmpdir(), 'tms-freed-'));
-  context.db = new Level<Uint8Array, Uint8Array>(context.dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await context.db.open();
-  const space = new KeyValueSpace(context.db, 't');
+  const { db, remove } = await openTempLevel('tms-freed-');
+  context.removeDb = remove;
+  const space = new KeyValueSpace(db, 't');
   const compactions: number[] = (context.compactions = []);
   // The real LevelDB underneath; the test only notes when each compaction was asked for.
   const counted: OrderedKeyValueStore = Object.assign(Object.create(space) as OrderedKeyValueStore, {
@@ -39,9 +34,8 @@ freed.before.each(async (context) => {
     return store;
   };
 });
-freed.after.each(async ({ db, dir }) => {
-  await db.close();
-  await rm(dir, { recursive: true, force: true });
+freed.after.each(async ({ removeDb }) => {
+  await removeDb();
 });
 
 const branch = (store: CopyOnWriteTimelineStore) =>

@@ -1,20 +1,16 @@
 // Group commit in the timeline store: concurrent writes, to one timeline or several, go to disk in a few
 // synced batches, each acknowledged only once its batch is durable; a batch that fails fails every write built
 // on it, and leaves nothing of them behind. (Acknowledged writes surviving kill -9: durability.test.ts.)
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Level } from 'level';
+import { openTempLevel } from './temp-store.ts';
 import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
 import type { OrderedKeyValueStore, WriteOp } from '../../src/store/ordered-kv.ts';
 import { CopyOnWriteTimelineStore } from '../../src/store/timeline-store.ts';
 import { parseInstant } from '../../src/time/index.ts';
 
 interface Context {
-  dir: string;
-  db: Level<Uint8Array, Uint8Array>;
+  removeDb: () => Promise<void>;
   store: CopyOnWriteTimelineStore;
   synced: number[];
   failNext: { count: number };
@@ -22,10 +18,9 @@ interface Context {
 
 const groups = suite<Context>('group commit');
 groups.before.each(async (context) => {
-  context.dir = await mkdtemp(join(tmpdir(), 'tms-group-'));
-  context.db = new Level<Uint8Array, Uint8Array>(context.dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await context.db.open();
-  const space = new KeyValueSpace(context.db, 't');
+  const { db, remove } = await openTempLevel('tms-group-');
+  context.removeDb = remove;
+  const space = new KeyValueSpace(db, 't');
   context.synced = [];
   context.failNext = { count: 0 };
   const { synced, failNext } = context;
@@ -44,10 +39,9 @@ groups.before.each(async (context) => {
   context.store = new CopyOnWriteTimelineStore(counted, { searchCacheBytes: 0 });
   await context.store.open();
 });
-groups.after.each(async ({ store, db, dir }) => {
+groups.after.each(async ({ store, removeDb }) => {
   await store.close();
-  await db.close();
-  await rm(dir, { recursive: true, force: true });
+  await removeDb();
 });
 
 const event = (description: string) => ({ description, time: parseInstant('1600-01-01T00:00:00Z'), location: 'Delft', causes: [] });

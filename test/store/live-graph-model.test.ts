@@ -6,11 +6,7 @@
  * travellers, resolved causes) and every analysis's answer equal those of a store that builds the graph
  * afresh from the same data. Safety-check overlays are checked against the graph built once the write lands.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { Level } from 'level';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AnchorPin, CausalGraph } from '../../src/analysis/causal-graph.ts';
@@ -21,6 +17,7 @@ import { mulberry32 } from '../../src/synthetic/prng.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { reportByIds } from '../analysis/report-by-ids.ts';
 import { canonicalGraph, standingIds } from './graph-canonical.ts';
+import { openTempLevel, type TempDb } from './temp-store.ts';
 
 const GENESIS = 40;
 const STEPS = 30;
@@ -50,7 +47,7 @@ function answers(graph: CausalGraph) {
 
 interface Workload {
   dir: string;
-  db: Level<Uint8Array, Uint8Array>;
+  db: TempDb;
   store: LevelTimelineStore;
   timelines: string[];
   /** Events made by manipulations, on any timeline: the ones a revert is most often tried on. */
@@ -145,9 +142,7 @@ async function step(workload: Workload): Promise<string> {
 
 async function runWorkload(seed: number): Promise<void> {
   const random = mulberry32(seed);
-  const dir = await mkdtemp(join(tmpdir(), 'tms-live-graph-'));
-  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' });
-  await db.open();
+  const { dir, db, remove } = await openTempLevel('tms-live-graph-');
   const store = new LevelTimelineStore(db);
   await store.open();
   const workload: Workload = { dir, db, store, timelines: ['primary'], created: [], random, pick: (items) => items[Math.floor(random() * items.length)]! };
@@ -179,8 +174,7 @@ async function runWorkload(seed: number): Promise<void> {
     }
   } finally {
     await store.close();
-    await db.close();
-    await rm(dir, { recursive: true, force: true });
+    await remove();
   }
 }
 
