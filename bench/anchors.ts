@@ -146,8 +146,7 @@ timeline, one at a time, after ${WARM_UP_CHECKS} not counted (${FIRST_WARM_UP_CH
 anchor and one check, as under a mixed load, with the service's full (mark-compact) collections counted from its
 \`/metrics\`. Only a changed event can breach an anchor, so a check of primary counts its anchors, and a check of the
 branch weighs every anchor against the change (on the request thread for a timeline this small) with the pins in
-instant order, which the API keeps while the anchors stay as they are (src/api/anchor-pins.ts); the store keeps a
-timeline's anchors in memory once listed (docs/storage.md).
+instant order, which the store keeps with a timeline's anchors once listed and changes pin by pin (docs/storage.md).
 
 ${table(['timeline', 'anchors on it', 'check p50 ms', 'check p90 ms', 'p50 ÷ p50 with none', 'check after a new anchor p50 ms', 'p90 ms', 'full collections per 100 rounds'], rows)}
 `,
