@@ -7,6 +7,7 @@ import type { RunState } from './run-state.ts';
 import type { GcCounts } from './process-samples.ts';
 import { attributeLoopDelay, loopWindows, type LoopWindow } from './loop-windows.ts';
 import type { Sample } from './sampler.ts';
+import type { ResidentParts } from './resident-parts.ts';
 
 const RSS_GROWTH_LIMIT = 0.1;
 /** The shortest stretch after warm-up whose RSS trend is reported. */
@@ -39,6 +40,9 @@ export interface LifeFigures {
   finalHeapTotal?: number;
   warmExternal?: number;
   finalExternal?: number;
+  /** Where the resident memory was in the two windows (/proc/<pid>/smaps), each part's lower quartile. */
+  warmParts?: ResidentParts;
+  finalParts?: ResidentParts;
   loop: number[];
   /** The same seconds with what else happened in them. */
   loopWindows: LoopWindow[];
@@ -81,6 +85,12 @@ function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: 
       const values = within(pick, end - windowS, Infinity);
       return judged && values.length ? median(values) : undefined;
     };
+    const partsWithin = (from: number, to: number): ResidentParts | undefined => {
+      const found = mine.filter((s) => s.parts && s.at >= from && s.at < to).map((s) => s.parts!);
+      if (!judged || found.length === 0) return undefined;
+      const floor = (part: keyof ResidentParts) => residentFloor(found.map((parts) => parts[part]));
+      return { v8Pages: floor('v8Pages'), malloc: floor('malloc'), otherAnonymous: floor('otherAnonymous'), files: floor('files') };
+    };
     const warmRss = judged && warm.length ? residentFloor(warm) : undefined;
     const finalRss = judged && final.length ? residentFloor(final) : undefined;
     const windows = loopWindows(mine, l.loadFrom + warmupS);
@@ -106,6 +116,8 @@ function lifeFiguresOf({ lives, samples, now }: RunState, { warmupS, windowS }: 
       finalHeapTotal: finalWindow((s) => s.heapTotalMiB),
       warmExternal: warmWindow((s) => s.externalMiB),
       finalExternal: finalWindow((s) => s.externalMiB),
+      warmParts: partsWithin(l.loadFrom + warmupS, l.loadFrom + warmupS + windowS),
+      finalParts: partsWithin(end - windowS, Infinity),
       loop: windows.map((w) => w.loopP99Ms),
       loopWindows: windows,
       majorGcPerMin: gcRate((gc) => gc.major),

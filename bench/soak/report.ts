@@ -9,6 +9,7 @@ import { LOOP_P99_LIMIT_MS, LOOP_WINDOW_SHARE, median, mib, msText, sum, type Li
 import type { LoopAttribution } from './loop-windows.ts';
 import type { SoakOptions } from './options.ts';
 import type { RunState } from './run-state.ts';
+import type { ResidentParts } from './resident-parts.ts';
 
 /** What the run was asked for: its command line, and the windows that follow from it. */
 export interface Asked extends Windows {
@@ -49,6 +50,12 @@ const lifeRows = ({ kills, now }: RunState, lifeFigures: LifeFigures[]) =>
     `${msText(f.majorGcPerMin)} / ${msText(f.longGcPausesPerMin)}`,
     `${msText(median(f.mainRun))} / ${msText(median(f.mainWait))}`,
   ]);
+
+const partsRows = (lifeFigures: LifeFigures[]) =>
+  lifeFigures.map((f) => {
+    const part = (name: keyof ResidentParts) => `${mib(f.warmParts?.[name])} → ${mib(f.finalParts?.[name])}`;
+    return [f.life.index, part('v8Pages'), part('malloc'), part('otherAnonymous'), part('files')];
+  });
 
 function chartSvg({ lives, samples, perSecond, kills, now }: RunState, { durationS, concurrency }: Asked): Promise<string> {
   const rssSeries: Series = { name: 'RSS (MiB)', points: [] };
@@ -159,6 +166,11 @@ process's \`tms_nodejs_eventloop_lag_p99_seconds\` on \`/metrics\`, which prom-c
 sample covers the second before it):
 
 ${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB (lower quartile)', 'RSS at end MiB (lower quartile)', 'growth', 'RSS trend after warm-up, MiB an hour', 'V8 heap used MiB', 'V8 heap reserved MiB', 'Buffers and ArrayBuffers MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms', 'collections a minute: full / pauses over 10 ms', 'request thread on a CPU / waiting for one, ms per s (median)'], lifeRows(run, lifeFigures))}
+
+Where each life's resident memory was, from \`/proc/<pid>/smaps\` every 10 s (each part's lower quartile in the
+window after warm-up → in the last window, MiB; the V8 counters above cover the request thread's heap only):
+
+${table(['life', "V8 heap pages, every thread's (256-KiB mappings)", "malloc arenas (the main one and the threads')", 'other anonymous (large objects and allocations, stacks)', 'mapped files'], partsRows(lifeFigures))}
 
 Read-backs:
 

@@ -1,6 +1,7 @@
 /** Once a second, a sample of the current process: its memory, event-loop delay and CPU time. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rssMiB, schedstat, scrape, type GcCounts } from './process-samples.ts';
+import { readResidentParts, type ResidentParts } from './resident-parts.ts';
 import type { RunState } from './run-state.ts';
 
 export interface Sample {
@@ -24,15 +25,27 @@ export interface Sample {
    */
   mainRunMs?: number;
   mainWaitMs?: number;
+  /** Where the resident memory is (/proc/<pid>/smaps), every PARTS_EVERY_S seconds: reading it takes a few ms. */
+  parts?: ResidentParts;
 }
+
+const PARTS_EVERY_S = 10;
 
 export async function sampleLoop(run: RunState): Promise<void> {
   const { now, samples } = run;
   let lastSched: { pid: number; run: number; wait: number } | undefined;
+  let partsAt = -Infinity;
   while (!run.stopping) {
     const current = run.life;
     if (current && current.endedAt === undefined && !run.paused) {
-      const [rss, metrics, sched] = await Promise.all([rssMiB(current.pid), scrape(run.agent, current.port), schedstat(current.pid)]);
+      const partsDue = now() - partsAt >= PARTS_EVERY_S;
+      const [rss, metrics, sched, parts] = await Promise.all([
+        rssMiB(current.pid),
+        scrape(run.agent, current.port),
+        schedstat(current.pid),
+        partsDue ? readResidentParts(current.pid) : undefined,
+      ]);
+      if (parts) partsAt = now();
       if (rss !== undefined && run.life === current && current.endedAt === undefined) {
         const since = lastSched?.pid === current.pid ? lastSched : undefined;
         samples.push({
@@ -46,6 +59,7 @@ export async function sampleLoop(run: RunState): Promise<void> {
           externalMiB: metrics.externalMiB,
           gc: metrics.gc,
           ...(sched && since && { mainRunMs: (sched.run - since.run) / 1e6, mainWaitMs: (sched.wait - since.wait) / 1e6 }),
+          ...(parts && { parts }),
         });
       }
       lastSched = sched && { pid: current.pid, ...sched };

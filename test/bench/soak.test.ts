@@ -25,6 +25,7 @@ interface SoakSummary {
   failures: string[];
   checks: { name: string; measured: string; met: boolean }[];
   lives: { life: number; majorGcPerMin?: number; longGcPausesPerMin?: number }[];
+  samples: { parts?: { v8Pages: number; malloc: number } }[];
 }
 
 test('a 30-second soak with a kill -9 loses no acknowledged write and answers no 5xx outside the restart', async () => {
@@ -53,8 +54,11 @@ test('a 30-second soak with a kill -9 loses no acknowledged write and answers no
     for (const face of ['REST', 'Connect', 'gRPC']) assert.ok((summary.byFace[face] ?? 0) > 0, `requests over ${face}`);
     const first = summary.lives[0];
     assert.ok(first && first.majorGcPerMin! >= 0 && first.longGcPausesPerMin! >= 0, `the first life's collections a minute: ${JSON.stringify(first)}`);
+    const parts = summary.samples.filter((sample) => sample.parts);
+    assert.ok(parts.length >= 2 && parts.every(({ parts }) => parts!.v8Pages > 0 && parts!.malloc > 0), 'where the resident memory was, sampled as it ran');
     const report = await readFile(join(dir, 'soak.md'), 'utf8');
     assert.ok(report.includes('## Soak') && report.includes('](soak.svg)'), 'the report, linking its chart');
+    assert.ok(report.includes("Where each life's resident memory was"), 'the report, with its table of where the memory was');
     assert.match(report, /\| acknowledged writes lost \| 0 \| 0 \| met \|/);
     const svg = await readFile(join(dir, 'soak.svg'), 'utf8');
     assert.ok(svg.startsWith('<svg') && svg.includes('>kill 1<') && svg.includes('>RSS (MiB)<'), 'the chart, with the kill marked');
