@@ -167,7 +167,7 @@ sample covers the second before it):
 
 ${table(['life', 'pid', 'ready at', 'load from', 'ready after kill, ms', 'ended at', 'ended by', 'RSS after warm-up MiB (lower quartile)', 'RSS at end MiB (lower quartile)', 'growth', 'RSS trend after warm-up, MiB an hour', 'V8 heap used MiB', 'V8 heap reserved MiB', 'Buffers and ArrayBuffers MiB', 'caches MiB (tms_cache_bytes)', 'loop p99 median ms', 'loop p99 worst ms', 'collections a minute: full / pauses over 10 ms', 'request thread on a CPU / waiting for one, ms per s (median)'], lifeRows(run, lifeFigures))}
 
-Where each life's resident memory was, from \`/proc/<pid>/smaps\` every 10 s (each part's lower quartile in the
+Where each life's resident memory was, from \`/proc/<pid>/smaps\` every 5 s (each part's lower quartile in the
 window after warm-up → in the last window, MiB; the V8 counters above cover the request thread's heap only):
 
 ${table(['life', "V8 heap pages, every thread's (256-KiB mappings)", "malloc arenas (the main one and the threads')", 'other anonymous (large objects and allocations, stacks)', 'mapped files'], partsRows(lifeFigures))}

@@ -29,7 +29,7 @@ export interface Sample {
   parts?: ResidentParts;
 }
 
-const PARTS_EVERY_S = 10;
+const PARTS_EVERY_S = 5;
 
 export async function sampleLoop(run: RunState): Promise<void> {
   const { now, samples } = run;
