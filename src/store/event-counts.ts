@@ -60,6 +60,8 @@ export class EventCounts {
       for (const id of this.versions.changedBetween(level, before[i]!.cap, cap)) touched.add(id);
     });
     this.versions.addSuccessors(after, touched);
+    // The count before is read through today's lists capped as they were: an event that had no version on the chain
+    // then shows only its genesis marker (which happens) or nothing there, a correction of 0 either way.
     const then = new ChainView(this.versions, before);
     const now = new ChainView(this.versions, after);
     let change = 0;

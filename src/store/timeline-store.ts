@@ -4,6 +4,7 @@
  * timeline's queue and is one durable batch; every read caps each level at the LSN it had committed when the
  * read started.
  */
+import type { AnchorPin } from '../analysis/causal-graph.ts';
 import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import { checkManipulable, eventNotFound, newEventIdTaken, newEventRecord, planManipulation, planRevert } from '../domain/event-rules.ts';
@@ -11,7 +12,6 @@ import { encodeInstantKey, formatInstant, nowInstant, parseInstant, type Instant
 import { ChainView } from './chain-view.ts';
 import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } from './event-codec.ts';
-import type { AnchorPin } from '../analysis/causal-graph.ts';
 import { EventCounts } from './event-counts.ts';
 import { GenesisLevels } from './genesis-levels.ts';
 import { encodeTimeEntry } from './genesis-time-entry.ts';
