@@ -720,9 +720,22 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     };
   }
 
+  /**
+   * Reads, before a write's turn, the version it will read in its turn. The reads of a busy timeline's queued
+   * writes then overlap instead of following one another, and each turn finds its record in the version cache
+   * (or reads anew, where a write in between made a newer version). Its own failures are the turn's to meet.
+   */
+  private readAhead(timelineId: string, eventId: string): Promise<unknown> {
+    const state = this.registry.live(timelineId);
+    if (!state || !this.reader.caching) return Promise.resolve();
+    return this.resolve(this.writerChain(state), eventId).catch(() => undefined);
+  }
+
   async manipulate(timelineId: string, eventId: string, outcome: Outcome, actor: string, precheck?: Precheck): Promise<ManipulationResult> {
     if (outcome.new_event_id !== undefined) checkId('new event id', outcome.new_event_id);
+    const readAhead = this.readAhead(timelineId, eventId);
     return this.write(timelineId, async (state, chain, lsn) => {
+      await readAhead;
       const found = await this.resolve(chain, eventId);
       if (!found) throw eventNotFound(eventId, timelineId);
       checkManipulable(timelineId, found.record);
@@ -745,7 +758,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   async revert(timelineId: string, manipulatedEventId: string, actor: string): Promise<RevertResult> {
+    const readAhead = this.readAhead(timelineId, manipulatedEventId);
     return this.write(timelineId, async (state, chain, lsn) => {
+      await readAhead;
       const found = await this.resolve(chain, manipulatedEventId);
       if (!found) throw eventNotFound(manipulatedEventId, timelineId);
       const originalFound = found.record.supersedes === undefined ? undefined : await this.resolve(chain, found.record.supersedes);

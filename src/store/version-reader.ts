@@ -34,9 +34,14 @@ export class VersionReader {
 
   constructor(
     private readonly kv: OrderedKeyValueStore,
-    maxBytes = DEFAULT_BYTES,
+    private readonly maxBytes = DEFAULT_BYTES,
   ) {
     this.cache = new MeteredCache('event_version', maxBytes);
+  }
+
+  /** Whether records read are kept (a budget of 0 keeps none). */
+  get caching(): boolean {
+    return this.maxBytes > 0;
   }
 
   /** The versions, in order; undefined where the store has none. */
