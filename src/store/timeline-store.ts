@@ -533,14 +533,16 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   // ---------------------------------------------------------------- reads
 
-  private async readVersion(level: number, eventId: string, lsn: number): Promise<EventRecord | undefined> {
+  /** `soon`: the read may wait for others of this turn of the event loop, to join them (VersionReader.readSoon). */
+  private async readVersion(level: number, eventId: string, lsn: number, soon = false): Promise<EventRecord | undefined> {
     const written = this.inFlight.get(inFlightKey(level, eventId, lsn));
     if (written) return written;
-    return (await this.reader.read([{ level, eventId, lsn }]))[0];
+    const ref = { level, eventId, lsn };
+    return soon ? this.reader.readSoon(ref) : (await this.reader.read([ref]))[0];
   }
 
   /** The version of an event visible through `chain`, and where it lives. */
-  private async resolve(chain: ChainLink[], eventId: string): Promise<Resolved | undefined> {
+  private async resolve(chain: ChainLink[], eventId: string, soon = false): Promise<Resolved | undefined> {
     const view = new ChainView(this.versions, chain);
     for (let depth = 0; depth < chain.length; depth++) {
       const { level, cap } = chain[depth]!;
@@ -549,12 +551,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         const version = visibleVersion(list, cap);
         if (!version) continue;
         if (view.overridden(depth, eventId, version)) return undefined;
-        const record = await this.readVersion(level, eventId, version.lsn);
+        const record = await this.readVersion(level, eventId, version.lsn, soon);
         if (!record) throw new ApiError('data_loss', `version ${version.lsn} of event "${eventId}" is missing`);
         return { level, lsn: version.lsn, record };
       }
       if (this.registry.hasGenesis(level)) {
-        const record = await this.readVersion(level, eventId, 0);
+        const record = await this.readVersion(level, eventId, 0, soon);
         if (record) return { level, lsn: 0, record };
       }
     }
@@ -728,7 +730,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readAhead(timelineId: string, eventId: string): Promise<unknown> {
     const state = this.registry.live(timelineId);
     if (!state || !this.reader.caching) return Promise.resolve();
-    return this.resolve(this.writerChain(state), eventId).catch(() => undefined);
+    return this.resolve(this.writerChain(state), eventId, true).catch(() => undefined);
   }
 
   async manipulate(timelineId: string, eventId: string, outcome: Outcome, actor: string, precheck?: Precheck): Promise<ManipulationResult> {

@@ -31,6 +31,7 @@ const cacheKey = ({ level, eventId, lsn }: VersionRef): string => `${level}/${ls
 
 export class VersionReader {
   private readonly cache: MeteredCache<string, EventRecord>;
+  private soon: { ref: VersionRef; resolve(record: EventRecord | undefined): void; reject(error: unknown): void }[] = [];
 
   constructor(
     private readonly kv: OrderedKeyValueStore,
@@ -58,6 +59,29 @@ export class VersionReader {
       found[at] = this.keep(refs[at]!, value);
     });
     return found;
+  }
+
+  /**
+   * Reads one version like `read`, joined with the others asked for in the same turn of the event loop into
+   * one read of the store. For reads that may wait a moment: each read of the store takes LevelDB's lock on the
+   * request thread (for its snapshot), where a batch takes it once.
+   */
+  readSoon(ref: VersionRef): Promise<EventRecord | undefined> {
+    const cached = this.cache.get(cacheKey(ref));
+    if (cached) return Promise.resolve(cached);
+    return new Promise((resolve, reject) => {
+      this.soon.push({ ref, resolve, reject });
+      if (this.soon.length === 1) setImmediate(() => this.readJoined());
+    });
+  }
+
+  private readJoined(): void {
+    const joined = this.soon;
+    this.soon = [];
+    this.read(joined.map(({ ref }) => ref)).then(
+      (records) => joined.forEach(({ resolve }, i) => resolve(records[i])),
+      (error: unknown) => joined.forEach(({ reject }) => reject(error)),
+    );
   }
 
   /** A version's record as read from the store elsewhere (an index entry carries it), kept like one read here. */
