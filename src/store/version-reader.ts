@@ -31,7 +31,7 @@ const cacheKey = ({ level, eventId, lsn }: VersionRef): string => `${level}/${ls
 
 export class VersionReader {
   private readonly cache: MeteredCache<string, EventRecord>;
-  private soon: { ref: VersionRef; resolve(record: EventRecord | undefined): void; reject(error: unknown): void }[] = [];
+  private soon: { refs: readonly VersionRef[]; found: (EventRecord | undefined)[]; resolve(records: (EventRecord | undefined)[]): void; reject(error: unknown): void }[] = [];
 
   constructor(
     private readonly kv: OrderedKeyValueStore,
@@ -46,10 +46,47 @@ export class VersionReader {
   }
 
   /** The versions, in order; undefined where the store has none. */
-  async read(refs: readonly VersionRef[]): Promise<(EventRecord | undefined)[]> {
-    const found = refs.map((ref) => this.cache.get(cacheKey(ref)));
+  read(refs: readonly VersionRef[]): Promise<(EventRecord | undefined)[]> {
+    const found = this.lookUp(refs);
+    return found.includes(undefined) ? this.fill(refs, found) : Promise.resolve(found);
+  }
+
+  /**
+   * Reads like `read`, joined with the other reads asked for in the same turn of the event loop into one read
+   * of the store. For reads that may wait a moment: each read of the store takes LevelDB's lock on the request
+   * thread (for its snapshot), where a joined read takes it once.
+   */
+  readSoon(refs: readonly VersionRef[]): Promise<(EventRecord | undefined)[]> {
+    const found = this.lookUp(refs);
+    if (!found.includes(undefined)) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      this.soon.push({ refs, found, resolve, reject });
+      if (this.soon.length === 1) setImmediate(() => this.readJoined());
+    });
+  }
+
+  private readJoined(): void {
+    const joined = this.soon;
+    this.soon = [];
+    this.fill(
+      joined.flatMap(({ refs }) => refs),
+      joined.flatMap(({ found }) => found),
+    ).then(
+      (records) => {
+        let at = 0;
+        for (const { refs, resolve } of joined) resolve(records.slice(at, (at += refs.length)));
+      },
+      (error: unknown) => joined.forEach(({ reject }) => reject(error)),
+    );
+  }
+
+  private lookUp(refs: readonly VersionRef[]): (EventRecord | undefined)[] {
+    return refs.map((ref) => this.cache.get(cacheKey(ref)));
+  }
+
+  /** Reads from the store what `found` lacks. */
+  private async fill(refs: readonly VersionRef[], found: (EventRecord | undefined)[]): Promise<(EventRecord | undefined)[]> {
     const missing = refs.flatMap((ref, i) => (found[i] ? [] : [i]));
-    if (missing.length === 0) return found;
     const keys = missing.map((i) => versionKey(Tag.version, refs[i]!.level, refs[i]!.eventId, refs[i]!.lsn));
     // One key: a plain get costs a third of a getMany of one.
     const bytes = keys.length === 1 ? [await this.kv.get(keys[0]!)] : await this.kv.getMany(keys);
@@ -59,29 +96,6 @@ export class VersionReader {
       found[at] = this.keep(refs[at]!, value);
     });
     return found;
-  }
-
-  /**
-   * Reads one version like `read`, joined with the others asked for in the same turn of the event loop into
-   * one read of the store. For reads that may wait a moment: each read of the store takes LevelDB's lock on the
-   * request thread (for its snapshot), where a batch takes it once.
-   */
-  readSoon(ref: VersionRef): Promise<EventRecord | undefined> {
-    const cached = this.cache.get(cacheKey(ref));
-    if (cached) return Promise.resolve(cached);
-    return new Promise((resolve, reject) => {
-      this.soon.push({ ref, resolve, reject });
-      if (this.soon.length === 1) setImmediate(() => this.readJoined());
-    });
-  }
-
-  private readJoined(): void {
-    const joined = this.soon;
-    this.soon = [];
-    this.read(joined.map(({ ref }) => ref)).then(
-      (records) => joined.forEach(({ resolve }, i) => resolve(records[i])),
-      (error: unknown) => joined.forEach(({ reject }) => reject(error)),
-    );
   }
 
   /** A version's record as read from the store elsewhere (an index entry carries it), kept like one read here. */
