@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Level } from 'level';
 import { LevelTimelineStore } from '../src/store/index.ts';
+import { LEVEL_OPTIONS } from '../src/store/level/open-level-storage.ts';
 import { generateSyntheticEvents, SYNTHETIC_DEFAULTS, syntheticEventId } from '../src/synthetic/generator.ts';
 import { parseInstant } from '../src/time/index.ts';
 
@@ -35,7 +36,7 @@ const option = (name: string, fallback: number): number => {
 };
 
 async function openStore(dir: string): Promise<{ db: Db; store: LevelTimelineStore }> {
-  const db: Db = new Level(dir, { keyEncoding: 'view', valueEncoding: 'view' });
+  const db: Db = new Level(dir, LEVEL_OPTIONS);
   await db.open();
   // Without the page and version caches, both sides read the store: a 10^3-event timeline would otherwise be
   // served wholly from the version cache and the ratios would measure the cache, not the indexes.

@@ -4,13 +4,17 @@ import { LevelAccountStore } from './level-account-store.ts';
 import { LevelSavedRequestStore } from './level-saved-request-store.ts';
 import { LevelTimelineStore } from './level-timeline-store.ts';
 
+/**
+ * How the service opens its LevelDB. The memtable is 16 MiB, not LevelDB's 4 MiB: a busy timeline's writes
+ * (six entries, about 2.5 KB, a manipulation) filled 4 MiB every second or two, and the level-0 files and
+ * compactions that followed cost about a tenth of a write's CPU (docs/performance.md, "Writes: reads ahead of
+ * the turn, and LevelDB's memtable").
+ */
+export const LEVEL_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view', writeBufferSize: 16 * 1024 * 1024 } as const;
+
 /** The embedded backend: one LevelDB folder, each store in a sublevel of its own. */
 export async function openLevelStorage(options: StorageOptions): Promise<Storage> {
-  const db = new Level<Uint8Array, Uint8Array>(options.dataDir, {
-    keyEncoding: 'view',
-    valueEncoding: 'view',
-    createIfMissing: options.create ?? true,
-  });
+  const db = new Level<Uint8Array, Uint8Array>(options.dataDir, { ...LEVEL_OPTIONS, createIfMissing: options.create ?? true });
   await db.open();
   try {
     const timelines = new LevelTimelineStore(db, { ...options.timelineOptions, primaryOwner: options.primaryOwner ?? '' });
