@@ -19,7 +19,9 @@ if (quick) {
 const { machineLine, reportsDir } = await import('./lib/report.ts');
 const { readTargets, targetTable, targetsChartSvg } = await import('./lib/targets.ts');
 
-const ALL = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'anchors', 'search-under-load', 'cache-memory'];
+const ALL = ['http', 'http-node24', 'engine-store', 'postgres-store', 'analysis', 'anchors', 'search-under-load', 'search-under-load-node24', 'cache-memory'];
+/** Benches run a second time with the server on Node 24 (the load generator stays on this Node). */
+const ON_NODE24: Record<string, string> = { 'http-node24': 'http.ts', 'search-under-load-node24': 'search-under-load.ts' };
 /** A quick run leaves out what needs a download (Node 24) or a database cluster of its own. */
 const QUICK = ['http', 'engine-store', 'analysis', 'anchors', 'search-under-load', 'cache-memory'];
 const only = args.filter((arg) => !arg.startsWith('--'));
@@ -47,14 +49,15 @@ const runScript = (script: string, env: NodeJS.ProcessEnv = {}) =>
   execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench', script)], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
 
 for (const name of benches) {
-  if (name === 'http-node24') {
+  const onNode24 = ON_NODE24[name];
+  if (onNode24) {
     const node = node24();
     if (!node) {
-      console.log('\n### bench/http.ts on Node 24: skipped (npx -p node@24 failed)');
+      console.log(`\n### bench/${onNode24} on Node 24: skipped (npx -p node@24 failed)`);
       continue;
     }
-    console.log(`\n### bench/http.ts on Node 24 (${node})`);
-    runScript('http.ts', { BENCH_NODE: node, BENCH_REPORT_NAME: 'http-node24' });
+    console.log(`\n### bench/${onNode24} on Node 24 (${node})`);
+    runScript(onNode24, { BENCH_NODE: node, BENCH_REPORT_NAME: name });
     continue;
   }
   if (name === 'postgres-store' && !process.env.TMS_BENCH_DATABASE_URL && !process.env.TMS_TEST_DATABASE_URL) {

@@ -10,8 +10,8 @@
  *
  * Env: BENCH_EVENTS (10^6), BENCH_ROUNDS (3), BENCH_SECONDS per phase (10), BENCH_CLIENTS (4 concurrent
  * searches), BENCH_DATA_DIR (reuse a folder already filled by `tms generate`; it is left in place),
- * BENCH_NODE (another node binary for the server), BENCH_QUICK (small and brief: a smoke test). Writes
- * bench/reports/search-under-load.md and its targets.
+ * BENCH_NODE (another node binary for the server), BENCH_QUICK (small and brief: a smoke test),
+ * BENCH_REPORT_NAME (search-under-load). Writes bench/reports/<BENCH_REPORT_NAME>.md and its targets.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -382,10 +382,10 @@ const sideTable = table(
   ],
 );
 
-const report = `## Search latency during paradox checks of a 10^6-event timeline (bench/search-under-load.ts)
+const report = `## Search latency during paradox checks of a 10^6-event timeline (bench/search-under-load.ts, Node ${serverNode})
 
 ${machineLine()}. Load average before the run: ${loadBefore} (the machine is shared).
-tms runs as its own process over a store of ${events.toLocaleString('en-US')} synthetic events (\`tms generate\`, ${PLACES} places);
+tms runs on **Node ${serverNode}** as its own process over a store of ${events.toLocaleString('en-US')} synthetic events (\`tms generate\`, ${PLACES} places);
 the load generator shares the machine. ${clients} clients search back to back over keep-alive connections:
 \`GET /v1/search-events\` with a JSON body, one synthetic place, ${resultCount}-event page. ${rounds} rounds of four
 ${phaseSeconds} s phases: idle; while one more client runs \`check-paradox\` on primary back to back (the timeline does
@@ -424,8 +424,9 @@ index answers meanwhile) held ${(indexBytes / 2 ** 20).toFixed(1)} MiB by the st
 (the \`genesis_index\` cache, bounded at 160 MiB; \`tms_cache_bytes\` on /metrics).
 `;
 console.log(report);
-writeReport('search-under-load', report);
-writeTargets('search-under-load', [
+const reportName = process.env['BENCH_REPORT_NAME'] ?? 'search-under-load';
+writeReport(reportName, report);
+writeTargets(reportName, [
   measuredTarget(
     { path: `REST search, a new time range each request, ${eventsText}-event timeline`, goal: '≥ 0.25× bare node:http, p99 ≤ 10 ms', minRatio: 0.25, maxP99Ms: 10 },
     serverNode,
