@@ -538,7 +538,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const written = this.inFlight.get(inFlightKey(level, eventId, lsn));
     if (written) return written;
     const ref = { level, eventId, lsn };
-    return (await (soon ? this.reader.readSoon([ref]) : this.reader.read([ref])))[0];
+    return soon ? this.reader.readSoon(ref) : (await this.reader.read([ref]))[0];
   }
 
   /** The version of an event visible through `chain`, and where it lives. */

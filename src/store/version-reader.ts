@@ -31,7 +31,7 @@ const cacheKey = ({ level, eventId, lsn }: VersionRef): string => `${level}/${ls
 
 export class VersionReader {
   private readonly cache: MeteredCache<string, EventRecord>;
-  private soon: { refs: readonly VersionRef[]; found: (EventRecord | undefined)[]; resolve(records: (EventRecord | undefined)[]): void; reject(error: unknown): void }[] = [];
+  private soon: { ref: VersionRef; resolve(record: EventRecord | undefined): void; reject(error: unknown): void }[] = [];
 
   constructor(
     private readonly kv: OrderedKeyValueStore,
@@ -52,15 +52,15 @@ export class VersionReader {
   }
 
   /**
-   * Reads like `read`, joined with the other reads asked for in the same turn of the event loop into one read
-   * of the store. For reads that may wait a moment: each read of the store takes LevelDB's lock on the request
-   * thread (for its snapshot), where a joined read takes it once.
+   * Reads one version like `read`, joined with the other reads asked for in the same turn of the event loop into
+   * one read of the store. For reads that may wait a moment: each read of the store takes LevelDB's lock on the
+   * request thread (for its snapshot), where a joined read takes it once.
    */
-  readSoon(refs: readonly VersionRef[]): Promise<(EventRecord | undefined)[]> {
-    const found = this.lookUp(refs);
-    if (!found.includes(undefined)) return Promise.resolve(found);
+  readSoon(ref: VersionRef): Promise<EventRecord | undefined> {
+    const cached = this.cache.get(cacheKey(ref));
+    if (cached) return Promise.resolve(cached);
     return new Promise((resolve, reject) => {
-      this.soon.push({ refs, found, resolve, reject });
+      this.soon.push({ ref, resolve, reject });
       if (this.soon.length === 1) setImmediate(() => this.readJoined());
     });
   }
@@ -69,13 +69,10 @@ export class VersionReader {
     const joined = this.soon;
     this.soon = [];
     this.fill(
-      joined.flatMap(({ refs }) => refs),
-      joined.flatMap(({ found }) => found),
+      joined.map(({ ref }) => ref),
+      joined.map(() => undefined),
     ).then(
-      (records) => {
-        let at = 0;
-        for (const { refs, resolve } of joined) resolve(records.slice(at, (at += refs.length)));
-      },
+      (records) => joined.forEach(({ resolve }, i) => resolve(records[i])),
       (error: unknown) => joined.forEach(({ reject }) => reject(error)),
     );
   }
