@@ -42,8 +42,8 @@ export const firstThatServes =
     handlers.some((handler) => handler(req, res, path, state));
 
 /**
- * The call's output, through `invoke`, within the server's time limit or the client's shorter one. The request
- * message is read while the caller is admitted; a caller turned away never awaits it.
+ * The call's output, through `invoke`, within the server's time limit or the client's shorter one. `input` is the
+ * request's fields by proto field name, read while the caller is admitted; a caller turned away never awaits it.
  */
 export function invokeUnary(
   options: UnaryRpcOptions,
@@ -51,12 +51,12 @@ export function invokeUnary(
   req: AnyRequest,
   state: RequestState,
   clientTimeoutMs: number | undefined,
-  message: Promise<Message>,
+  input: Promise<unknown>,
 ): Promise<object> {
-  message.catch(() => undefined);
+  input.catch(() => undefined);
   const call = { rpc: `${method.parent.typeName}.${method.name}`, authorization: headerValue(req, 'authorization'), client: clientAddress(req), state };
   return withDeadline(
-    invoke(options, call, async () => toJson(method.input, await message, { useProtoFieldName: true })),
+    invoke(options, call, () => input),
     Math.min(options.requestTimeoutMs, clientTimeoutMs ?? Infinity),
   );
 }
@@ -97,11 +97,16 @@ export function replyBytes(method: DescMethod, format: ReplyFormat, output: obje
   });
 }
 
-/** The request message from protobuf bytes; bytes that are not one fail as connect-node says. */
-export function parseBinary(method: DescMethod, bytes: Uint8Array): Message {
+/** The request's fields from protobuf bytes; bytes that are not a message fail as connect-node says. */
+export function binaryFields(method: DescMethod, bytes: Uint8Array): unknown {
+  let message: Message;
   try {
-    return fromBinary(method.input, bytes);
+    message = fromBinary(method.input, bytes);
   } catch (error) {
     throw new ConnectError(`parse binary: ${error instanceof Error ? error.message : String(error)}`, Code.Internal);
   }
+  return messageFields(method, message);
 }
+
+/** A request message's fields by proto field name, as operations take them. */
+export const messageFields = (method: DescMethod, message: Message): unknown => toJson(method.input, message, { useProtoFieldName: true });

@@ -1,13 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { fromJson, ScalarType, toBinary, toJsonString, type DescField, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import { fromJson, toBinary, toJsonString, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
 import { jsonToBinary } from '../../src/server/reply-encoding/binary.ts';
 import { jsonReplyText } from '../../src/server/reply-encoding/json-text.ts';
 import { RPC_JSON_OPTIONS } from '../../src/server/connect/rpc-services.ts';
 import { tmsServices } from '../../src/server/connect/services.ts';
 import { SearchEventsResponseSchema } from '../../src/gen/tms/v1/event_service_pb.ts';
 import { HealthCheckResponseSchema } from '../../src/gen/grpc/health/v1/health_pb.ts';
+import { messageJson, mutated } from '../support/proto-json-arbitraries.ts';
 
 /** Every request and response message of the API. */
 const apiMessages = [...new Map(tmsServices.flatMap((service) => service.methods.flatMap((method) => [method.input, method.output])).map((m) => [m.typeName, m])).values()];
@@ -39,61 +40,6 @@ const encoders = [
   { name: 'JSON text', make: (schema: DescMessage) => jsonReplyText(schema), library: libraryText, text: (out: string | undefined) => String(out) },
 ] as const;
 const libraryAsText = (out: Uint8Array | string) => (typeof out === 'string' ? out : hex(out));
-
-const anyString = fc.oneof(fc.string(), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.constantFrom('', 'é'.repeat(200), '💥'));
-
-function scalarValue(type: ScalarType | undefined): fc.Arbitrary<unknown> {
-  switch (type) {
-    case ScalarType.STRING:
-      return anyString;
-    case ScalarType.BOOL:
-      return fc.boolean();
-    case ScalarType.INT32:
-      return fc.oneof(fc.integer(), fc.constantFrom(0, -1, -(2 ** 31), 2 ** 31 - 1));
-    case ScalarType.UINT32:
-      return fc.oneof(fc.nat(), fc.constantFrom(0, 2 ** 32 - 1));
-    case ScalarType.DOUBLE:
-      return fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -0, 1e308));
-    default:
-      throw new Error(`no generator for scalar ${String(type)}`);
-  }
-}
-
-/** Proto-JSON (proto field names) for a message, with fields left out at random. */
-function messageJson(schema: DescMessage, depth = 0): fc.Arbitrary<Record<string, unknown>> {
-  const fields: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const field of schema.fields) fields[field.name] = fieldValue(field, depth);
-  return fc.record(fields, { requiredKeys: [] });
-}
-
-function fieldValue(field: DescField, depth: number): fc.Arbitrary<unknown> {
-  const nested = (message: DescMessage) => (depth > 3 ? fc.constant({}) : messageJson(message, depth + 1));
-  switch (field.fieldKind) {
-    case 'scalar':
-      return scalarValue(field.scalar);
-    case 'message':
-      return nested(field.message);
-    case 'list':
-      return fc.array(field.listKind === 'message' ? nested(field.message) : scalarValue(field.scalar), { maxLength: 4 });
-    case 'map':
-      // `__proto__` is no map key to protobuf-es (its maps are plain objects); the mutations try it.
-      return fc.dictionary(anyString.filter((key) => key !== '__proto__'), scalarValue(field.scalar), { maxKeys: 4 });
-    default:
-      throw new Error(`no generator for ${field.fieldKind} ${field.name}`);
-  }
-}
-
-/** A value of the wrong kind, a null, an unknown key or a JSON name somewhere in the message. */
-function mutated(json: Record<string, unknown>): fc.Arbitrary<unknown> {
-  const odd = fc.oneof(fc.constant(null), fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant([]), fc.constant({}), fc.constant([null]), fc.constantFrom('NaN', 'Infinity', '12', '\ud800', ['\udc00'], JSON.parse('{"__proto__":"x"}') as object));
-  const keys = Object.keys(json);
-  return fc.oneof(
-    fc.tuple(keys.length ? fc.constantFrom(...keys) : fc.constant('absent'), odd).map(([key, value]) => ({ ...json, [key]: value })),
-    fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), odd).map(([key, value]) => ({ ...json, [key]: value })),
-    fc.constant(Object.fromEntries(keys.map((key) => [key.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()), json[key]]))),
-    odd,
-  );
-}
 
 for (const encoder of encoders) {
   test(`${encoder.name}: the API messages are all within what it encodes itself`, () => {

@@ -1,13 +1,14 @@
 import { promisify } from 'node:util';
 import { brotliCompress, gzip } from 'node:zlib';
-import { fromJsonString, type DescMethod, type Message } from '@bufbuild/protobuf';
+import { fromJson, fromJsonString, type DescMethod, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { isFieldError } from '@bufbuild/protobuf/reflect';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
-import { invokeUnary, parseBinary, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
+import { binaryFields, invokeUnary, messageFields, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
 import { closeIfBodyUnread, headerValue } from '../http-io.ts';
+import { jsonRequestFields } from './json-request.ts';
 import { RPC_JSON_OPTIONS } from './rpc-services.ts';
 import { ApiError, fieldViolation } from '../../domain/errors.ts';
 
@@ -46,8 +47,8 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, binary: boole
   try {
     const timeout = parseTimeout(headerValue(req, 'connect-timeout-ms') ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error) throw timeout.error;
-    const message = readUnaryBody(req, options.readMaxBytes).then((bytes) => parseMessage(method, binary, bytes));
-    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, message);
+    const input = readUnaryBody(req, options.readMaxBytes).then((bytes) => (binary ? binaryFields(method, bytes) : jsonFields(method, bytes)));
+    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, input);
     body = replyBytes(method, binary ? 'protobuf' : 'json', output);
     state.code = 'ok';
     headers['content-type'] = binary ? 'application/proto' : 'application/json';
@@ -102,10 +103,26 @@ function readUnaryBody(req: AnyRequest, limit: number): Promise<Uint8Array> {
   });
 }
 
-function parseMessage(method: DescMethod, binary: boolean, bytes: Uint8Array): Message {
-  if (binary) return parseBinary(method, bytes);
+const jsonReaders = new WeakMap<DescMethod, (json: unknown) => Record<string, unknown> | undefined>();
+
+/** The request's fields from a JSON body: read directly where it is plain, otherwise by protobuf-es. */
+function jsonFields(method: DescMethod, bytes: Uint8Array): unknown {
+  const text = textDecoder.decode(bytes);
+  let json: unknown;
   try {
-    return fromJsonString(method.input, textDecoder.decode(bytes), { ignoreUnknownFields: true });
+    json = JSON.parse(text);
+  } catch {
+    return messageFields(method, readJson(() => fromJsonString(method.input, text)));
+  }
+  let reader = jsonReaders.get(method);
+  if (!reader) jsonReaders.set(method, (reader = jsonRequestFields(method.input)));
+  return reader(json) ?? messageFields(method, readJson(() => fromJson(method.input, json as JsonValue, { ignoreUnknownFields: true })));
+}
+
+/** The message protobuf-es reads; what it cannot read fails with its words. */
+function readJson(read: () => Message): Message {
+  try {
+    return read();
   } catch (error) {
     // protobuf-es says which field it could not read: like every bad field, it becomes a FieldViolation.
     const cause = error instanceof Error ? error.cause : undefined;

@@ -6,7 +6,7 @@ import { parseTimeout, setTrailerStatus } from '@connectrpc/connect/protocol-grp
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import { headerValue } from '../http-io.ts';
-import { invokeUnary, parseBinary, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
+import { binaryFields, invokeUnary, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
 
 const HEADER_BYTES = 5;
 const COMPRESSED = 0b1;
@@ -44,8 +44,8 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, req: AnyReque
       req.resume();
       throw timeout.error;
     }
-    const message = readMessage(req, options.readMaxBytes).then((bytes) => parseBinary(method, bytes));
-    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, message);
+    const input = readMessage(req, options.readMaxBytes).then((bytes) => binaryFields(method, bytes));
+    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, input);
     const reply = replyBytes(method, 'protobuf', output);
     const compressed = acceptsGzip && reply.length >= options.compressMinBytes;
     const data = compressed ? await gzipped(reply) : reply;

@@ -1,0 +1,121 @@
+import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { hasImplicitPresence, isMapKey, isObject, isStringMap, isText, plainScalar } from '../reply-encoding/plain-values.ts';
+
+/** A message's set fields by proto field name; undefined when a value is not in its plain form. */
+type Reader = (json: Record<string, unknown>) => Record<string, unknown> | undefined;
+/** One field's value as the operation takes it; `DECLINE` when not in its plain form, `UNSET` when it sets nothing. */
+type ValueReader = (value: unknown) => unknown;
+
+const DECLINE = Symbol('decline');
+const UNSET = Symbol('unset');
+
+/**
+ * A Connect JSON request body, already parsed, as the operation's input: what
+ * `toJson(schema, fromJson(schema, json, { ignoreUnknownFields: true }), { useProtoFieldName: true })` gives,
+ * without building the message between. It reads fields under their proto or JSON names and skips unknown
+ * keys, as connect-node does. It covers the API's plain shapes and answers undefined for anything else (a
+ * number as a string, a field under both its names, a null in a list), which the caller leaves to protobuf-es
+ * to read or to refuse in its own words.
+ */
+export function jsonRequestFields(schema: DescMessage): (json: unknown) => Record<string, unknown> | undefined {
+  const read = compile(schema, new Map());
+  if (!read) return () => undefined;
+  return (json) => (isObject(json) ? read(json) : undefined);
+}
+
+/** `compiled` holds the messages compiled so far, so that a message that contains itself refers to itself. */
+function compile(schema: DescMessage, compiled: Map<DescMessage, Reader | undefined>): Reader | undefined {
+  if (compiled.has(schema)) return compiled.get(schema);
+  // The well-known types have JSON forms of their own (a Timestamp is a string).
+  if (schema.typeName.startsWith('google.protobuf.')) return undefined;
+  compiled.set(schema, (json) => self(json));
+  const fields: { name: string; jsonName: string | undefined; read: ValueReader }[] = [];
+  for (const field of [...schema.fields].sort((a, b) => a.number - b.number)) {
+    const read = field.oneof === undefined && !inheritedName(field) ? fieldReader(field, compiled) : undefined;
+    if (!read) {
+      compiled.set(schema, undefined);
+      return undefined;
+    }
+    fields.push({ name: field.name, jsonName: field.jsonName === field.name ? undefined : field.jsonName, read });
+  }
+  const self: Reader = (json) => {
+    const out: Record<string, unknown> = {};
+    for (const { name, jsonName, read } of fields) {
+      let value = json[name];
+      if (jsonName !== undefined) {
+        const underJsonName = json[jsonName];
+        if (underJsonName !== undefined) {
+          if (value !== undefined) return undefined;
+          value = underJsonName;
+        }
+      }
+      if (value === undefined) continue;
+      const field = read(value);
+      if (field === DECLINE) return undefined;
+      if (field !== UNSET) out[name] = field;
+    }
+    return out;
+  };
+  compiled.set(schema, self);
+  return self;
+}
+
+/** A name a parsed JSON object answers without having it (`constructor`, `toString`): left to protobuf-es. */
+const inheritedName = (field: DescField): boolean => field.name in Object.prototype || field.jsonName in Object.prototype;
+
+function fieldReader(field: DescField, compiled: Map<DescMessage, Reader | undefined>): ValueReader | undefined {
+  switch (field.fieldKind) {
+    case 'scalar': {
+      const fits = plainScalar(field.scalar);
+      if (!fits) return undefined;
+      const zero = field.scalar === ScalarType.STRING ? '' : field.scalar === ScalarType.BOOL ? false : 0;
+      const implicit = hasImplicitPresence(field);
+      return (value) => (value === null || (implicit && value === zero) ? UNSET : fits(value) ? value : DECLINE);
+    }
+    case 'message': {
+      const message = messageReader(field.message, compiled);
+      return message && ((value) => (value === null ? UNSET : message(value)));
+    }
+    case 'list': {
+      const item = field.listKind === 'message' ? messageReader(field.message, compiled) : field.listKind === 'scalar' ? scalarReader(field.scalar) : undefined;
+      return (
+        item &&
+        ((value) => {
+          if (value === null) return UNSET;
+          if (!Array.isArray(value)) return DECLINE;
+          if (value.length === 0) return UNSET;
+          const out = new Array<unknown>(value.length);
+          for (let i = 0; i < value.length; i++) if ((out[i] = item(value[i])) === DECLINE) return DECLINE;
+          return out;
+        })
+      );
+    }
+    case 'map':
+      if (!isStringMap(field)) return undefined;
+      return (value) => {
+        if (value === null) return UNSET;
+        if (!isObject(value)) return DECLINE;
+        const out: Record<string, string> = {};
+        let entries = 0;
+        for (const [key, item] of Object.entries(value)) {
+          if (!isText(item) || !isMapKey(key)) return DECLINE;
+          out[key] = item;
+          entries++;
+        }
+        return entries === 0 ? UNSET : out;
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** A list item: any value of its type, zero included; a null is refused by protobuf-es. */
+function scalarReader(type: ScalarType): ValueReader | undefined {
+  const fits = plainScalar(type);
+  return fits && ((value) => (fits(value) ? value : DECLINE));
+}
+
+function messageReader(schema: DescMessage, compiled: Map<DescMessage, Reader | undefined>): ValueReader | undefined {
+  const read = compile(schema, compiled);
+  return read && ((value) => (isObject(value) ? (read(value) ?? DECLINE) : DECLINE));
+}
