@@ -1,12 +1,11 @@
 import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
-import { hasImplicitPresence, isMapKey, isObject, isStringMap, isText, plainScalar } from '../reply-encoding/plain-values.ts';
+import { DECLINE, hasImplicitPresence, isObject, isStringMap, plainList, plainScalar, plainScalarValue, plainStringMap, type PlainConversion } from '../reply-encoding/plain-values.ts';
 
 /** A message's set fields by proto field name; undefined when a value is not in its plain form. */
 type Reader = (json: Record<string, unknown>) => Record<string, unknown> | undefined;
 /** One field's value as the operation takes it; `DECLINE` when not in its plain form, `UNSET` when it sets nothing. */
-type ValueReader = (value: unknown) => unknown;
+type ValueReader = PlainConversion;
 
-const DECLINE = Symbol('decline');
 const UNSET = Symbol('unset');
 
 /**
@@ -77,43 +76,22 @@ function fieldReader(field: DescField, compiled: Map<DescMessage, Reader | undef
       return message && ((value) => (value === null ? UNSET : message(value)));
     }
     case 'list': {
-      const item = field.listKind === 'message' ? messageReader(field.message, compiled) : field.listKind === 'scalar' ? scalarReader(field.scalar) : undefined;
-      return (
-        item &&
-        ((value) => {
-          if (value === null) return UNSET;
-          if (!Array.isArray(value)) return DECLINE;
-          if (value.length === 0) return UNSET;
-          const out = new Array<unknown>(value.length);
-          for (let i = 0; i < value.length; i++) if ((out[i] = item(value[i])) === DECLINE) return DECLINE;
-          return out;
-        })
-      );
+      const item = field.listKind === 'message' ? messageReader(field.message, compiled) : field.listKind === 'scalar' ? plainScalarValue(field.scalar) : undefined;
+      const list = item && plainList(item);
+      return list && ((value) => (value === null || (Array.isArray(value) && value.length === 0) ? UNSET : list(value)));
     }
     case 'map':
       if (!isStringMap(field)) return undefined;
       return (value) => {
         if (value === null) return UNSET;
-        if (!isObject(value)) return DECLINE;
-        const out: Record<string, string> = {};
-        let entries = 0;
-        for (const [key, item] of Object.entries(value)) {
-          if (!isText(item) || !isMapKey(key)) return DECLINE;
-          out[key] = item;
-          entries++;
-        }
-        return entries === 0 ? UNSET : out;
+        const map = plainStringMap(value);
+        return map !== DECLINE && Object.keys(map as object).length === 0 ? UNSET : map;
       };
     default:
       return undefined;
   }
 }
 
-/** A list item: any value of its type, zero included; a null is refused by protobuf-es. */
-function scalarReader(type: ScalarType): ValueReader | undefined {
-  const fits = plainScalar(type);
-  return fits && ((value) => (fits(value) ? value : DECLINE));
-}
 
 function messageReader(schema: DescMessage, compiled: Map<DescMessage, Reader | undefined>): ValueReader | undefined {
   const read = compile(schema, compiled);

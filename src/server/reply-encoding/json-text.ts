@@ -1,12 +1,10 @@
 import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
-import { hasImplicitPresence, isMapKey, isObject, isStringMap, isText, plainScalar } from './plain-values.ts';
+import { DECLINE, hasImplicitPresence, isObject, isStringMap, plainList, plainScalarValue, plainStringMap, type PlainConversion } from './plain-values.ts';
 
 /** A message's fields in the reply's form and order; undefined when a value is not in its plain form. */
 type Shape = (json: Record<string, unknown>) => Record<string, unknown> | undefined;
 /** One field's value in the reply's form; `DECLINE` when it is not in its plain form. */
-type ShapeValue = (value: unknown) => unknown;
-
-const DECLINE = Symbol('decline');
+type ShapeValue = PlainConversion;
 
 /**
  * The Connect JSON reply for an operation's output (proto-JSON, proto field names), as text: what
@@ -80,41 +78,20 @@ function unsetValue(field: DescField): (() => unknown) | undefined {
 function fieldShape(field: DescField, compiled: Map<DescMessage, Shape | undefined>): ShapeValue | undefined {
   switch (field.fieldKind) {
     case 'scalar':
-      return scalarShape(field.scalar);
+      return plainScalarValue(field.scalar);
     case 'message':
       return messageShape(compile(field.message, compiled));
     case 'list': {
-      const item = field.listKind === 'message' ? messageShape(compile(field.message, compiled)) : field.listKind === 'scalar' ? scalarShape(field.scalar) : undefined;
-      return (
-        item &&
-        ((value) => {
-          if (!Array.isArray(value)) return DECLINE;
-          const out = new Array<unknown>(value.length);
-          for (let i = 0; i < value.length; i++) if ((out[i] = item(value[i])) === DECLINE) return DECLINE;
-          return out;
-        })
-      );
+      const item = field.listKind === 'message' ? messageShape(compile(field.message, compiled)) : field.listKind === 'scalar' ? plainScalarValue(field.scalar) : undefined;
+      return item && plainList(item);
     }
     case 'map':
-      if (!isStringMap(field)) return undefined;
-      return (value) => {
-        if (!isObject(value)) return DECLINE;
-        const out: Record<string, string> = {};
-        for (const [key, item] of Object.entries(value)) {
-          if (!isText(item) || !isMapKey(key)) return DECLINE;
-          out[key] = item;
-        }
-        return out;
-      };
+      return isStringMap(field) ? plainStringMap : undefined;
     default:
       return undefined;
   }
 }
 
-function scalarShape(type: ScalarType): ShapeValue | undefined {
-  const fits = plainScalar(type);
-  return fits && ((value) => (fits(value) ? value : DECLINE));
-}
 
 function messageShape(shape: Shape | undefined): ShapeValue | undefined {
   return shape && ((value) => shape(value as Record<string, unknown>) ?? DECLINE);

@@ -39,3 +39,36 @@ export function plainScalar(type: ScalarType): ((value: unknown) => boolean) | u
       return undefined;
   }
 }
+
+/** What a value conversion answers for a value not in its plain form. */
+export const DECLINE = Symbol('decline');
+
+/** A value in its plain form converted, or `DECLINE`. */
+export type PlainConversion = (value: unknown) => unknown;
+
+/** A list, each item converted; `DECLINE` if the value is no list or an item declines. */
+export const plainList =
+  (item: PlainConversion): PlainConversion =>
+  (value) => {
+    if (!Array.isArray(value)) return DECLINE;
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) if ((out[i] = item(value[i])) === DECLINE) return DECLINE;
+    return out;
+  };
+
+/** A string-to-string map as protobuf-es keeps it; `DECLINE` for anything else. */
+export const plainStringMap: PlainConversion = (value) => {
+  if (!isObject(value)) return DECLINE;
+  const out: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (!isText(item) || !isMapKey(key)) return DECLINE;
+    out[key] = item;
+  }
+  return out;
+};
+
+/** A scalar of `type` as it is; `DECLINE` for anything else; undefined for a type the API does not use. */
+export function plainScalarValue(type: ScalarType): PlainConversion | undefined {
+  const fits = plainScalar(type);
+  return fits && ((value) => (fits(value) ? value : DECLINE));
+}
