@@ -586,9 +586,10 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const startKey = query.start && encodeInstantKey(query.start);
     const endKey = query.end && encodeInstantKey(query.end);
     // Only a page token needs it: a search that takes none and gives none (one page) skips the hash.
-    const fingerprint = () =>
-      queryFingerprint([timelineId, words, startKey ? Buffer.from(startKey).toString('hex') : '', endKey ? Buffer.from(endKey).toString('hex') : '']);
-    const after = query.cursor ? decodeCursor(query.cursor, fingerprint()) : undefined;
+    let fingerprint: Buffer | undefined;
+    const tokenFingerprint = () =>
+      (fingerprint ??= queryFingerprint([timelineId, words, startKey ? Buffer.from(startKey).toString('hex') : '', endKey ? Buffer.from(endKey).toString('hex') : '']));
+    const after = query.cursor ? decodeCursor(query.cursor, tokenFingerprint()) : undefined;
     if (startKey && endKey && Buffer.compare(startKey, endKey) > 0) return { events: [] };
     const genesisLevels = this.genesisLevels(chain);
     await Promise.all(genesisLevels.map((level) => this.genesis.indexSoon(level)));
@@ -605,7 +606,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       genesisIndex: (level) => indexes.get(level),
     });
     const page: SearchPage = { events: Object.freeze(result.events) as EventRecord[] };
-    if (result.nextAfter) page.nextCursor = encodeCursor(fingerprint(), result.nextAfter);
+    if (result.nextAfter) page.nextCursor = encodeCursor(tokenFingerprint(), result.nextAfter);
     this.searchCache.set(cacheKey, Object.freeze(page));
     return page;
   }

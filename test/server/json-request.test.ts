@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { fromJson, toJson, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import { fromJsonString, toJson, type DescMessage } from '@bufbuild/protobuf';
 import { jsonRequestFields } from '../../src/server/connect/json-request.ts';
 import { tmsServices } from '../../src/server/connect/services.ts';
 import { ManipulateEventRequestSchema, SearchEventsRequestSchema } from '../../src/gen/tms/v1/event_service_pb.ts';
@@ -13,17 +13,17 @@ import { messageJson, mutated } from '../support/proto-json-arbitraries.ts';
 /** Every request message of the API. */
 const requests = [...new Map(tmsServices.flatMap((service) => service.methods.map((method) => [method.input.typeName, method.input]))).values()];
 
-/** What the operation got before: protobuf-es's message, as proto-named JSON; or the error protobuf-es refuses it with. */
-function libraryFields(schema: DescMessage, json: unknown): unknown {
+/** What the operation gets through protobuf-es's message, as proto-named JSON; or the error protobuf-es refuses it with. */
+function libraryFields(schema: DescMessage, text: string): unknown {
   try {
-    return toJson(schema, fromJson(schema, json as JsonValue, { ignoreUnknownFields: true }), { useProtoFieldName: true });
+    return toJson(schema, fromJsonString(schema, text, { ignoreUnknownFields: true }), { useProtoFieldName: true });
   } catch (error) {
     return error as Error;
   }
 }
 
 test('every API request message is within what it reads itself', () => {
-  for (const schema of requests) assert.equal(jsonRequestFields(schema)({}), {}, schema.typeName);
+  for (const schema of requests) assert.equal(jsonRequestFields(schema)('{}'), {}, schema.typeName);
 });
 
 test('every API request, its fields under either name, reads as protobuf-es reads it', () => {
@@ -31,9 +31,10 @@ test('every API request, its fields under either name, reads as protobuf-es read
     const read = jsonRequestFields(schema);
     fc.assert(
       fc.property(messageJson(schema, 0, true), (json) => {
-        const expected = libraryFields(schema, json);
+        const text = JSON.stringify(json);
+        const expected = libraryFields(schema, text);
         if (expected instanceof Error) throw expected;
-        assert.equal(JSON.stringify(read(json)), JSON.stringify(expected), schema.typeName);
+        assert.equal(JSON.stringify(read(text)), JSON.stringify(expected), schema.typeName);
       }),
       { seed: 20261127, numRuns: 200 },
     );
@@ -47,11 +48,12 @@ test('a value it does not expect is left to protobuf-es: the same fields, or it 
       fc.property(
         messageJson(schema, 0, true).chain((json) => mutated(json)),
         (json) => {
-          const mine = read(json);
+          const text = JSON.stringify(json);
+          const mine = read(text);
           if (mine === undefined) return;
-          const expected = libraryFields(schema, json);
-          assert.ok(!(expected instanceof Error), `${schema.typeName} ${JSON.stringify(json)}: protobuf-es refuses it (${String(expected)}), this read it`);
-          assert.equal(JSON.stringify(mine), JSON.stringify(expected), `${schema.typeName} ${JSON.stringify(json)}`);
+          const expected = libraryFields(schema, text);
+          assert.ok(!(expected instanceof Error), `${schema.typeName} ${text}: protobuf-es refuses it (${String(expected)}), this read it`);
+          assert.equal(JSON.stringify(mine), JSON.stringify(expected), `${schema.typeName} ${text}`);
         },
       ),
       { seed: 20261127, numRuns: 200 },
@@ -59,44 +61,69 @@ test('a value it does not expect is left to protobuf-es: the same fields, or it 
   }
 });
 
+const asText = JSON.stringify;
+
 test('a search request as clients send it', () => {
   const read = jsonRequestFields(SearchEventsRequestSchema);
-  assert.equal(read({ location: 'Paris', time_range: '1789-01-01T00:00:00Z/1790-01-01T00:00:00Z', page_size: 10, pageToken: 'abc', colour: 'red' }), {
+  assert.equal(read(asText({ location: 'Paris', time_range: '1789-01-01T00:00:00Z/1790-01-01T00:00:00Z', page_size: 10, pageToken: 'abc', colour: 'red' })), {
     location: 'Paris',
     time_range: '1789-01-01T00:00:00Z/1790-01-01T00:00:00Z',
     page_size: 10,
     page_token: 'abc',
   });
-  assert.equal(read({ location: '', page_size: 0, timeline_id: null }), {}, 'zero values and nulls set nothing');
+  assert.equal(read(asText({ location: '', page_size: 0, timeline_id: null })), {}, 'zero values and nulls set nothing');
+  assert.equal(read(String.raw`{"location":"a:\\\":b","x":{"y":":"}}`), { location: 'a:\\":b' }, 'colons, quotes and backslashes within strings');
 });
 
 test('fields it leaves to protobuf-es, which refuses them or converts them', () => {
   const search = jsonRequestFields(SearchEventsRequestSchema);
-  assert.is(search({ page_size: 1, pageSize: 2 }), undefined, 'one field under both its names');
-  assert.is(search({ page_size: '10' }), undefined, 'a number as a string');
-  assert.is(search({ page_size: 1.5 }), undefined, 'a fraction');
-  assert.is(search({ location: '\ud800' }), undefined, 'an unpaired surrogate');
-  assert.is(search([]), undefined, 'an array');
-  assert.is(search(null), undefined, 'null');
+  assert.is(search(asText({ page_size: 1, pageSize: 2 })), undefined, 'one field under both its names');
+  assert.is(search(asText({ page_size: '10' })), undefined, 'a number as a string');
+  assert.is(search(asText({ page_size: 1.5 })), undefined, 'a fraction');
+  assert.is(search(asText({ location: '\ud800' })), undefined, 'an unpaired surrogate');
+  assert.is(search('[]'), undefined, 'an array');
+  assert.is(search('null'), undefined, 'null');
+  assert.is(search('{"location":'), undefined, 'no JSON');
   const manipulate = jsonRequestFields(ManipulateEventRequestSchema);
-  assert.is(manipulate({ new_outcome: { changes: [null] } }), undefined, 'a null in a list');
-  assert.is(manipulate({ new_outcome: 'observe' }), undefined, 'a message as a string');
+  assert.is(manipulate(asText({ new_outcome: { changes: [null] } })), undefined, 'a null in a list');
+  assert.is(manipulate(asText({ new_outcome: 'observe' })), undefined, 'a message as a string');
   const save = jsonRequestFields(SaveRequestRequestSchema);
-  assert.is(save({ headers: { a: null } }), undefined, 'a null map value');
-  assert.is(save({ headers: JSON.parse('{"__proto__":"x","a":"b"}') as object }), undefined, 'a map key protobuf-es does not keep');
+  assert.is(save(asText({ headers: { a: null } })), undefined, 'a null map value');
+  assert.is(save('{"headers":{"__proto__":"x","a":"b"}}'), undefined, 'a map key protobuf-es does not keep');
+});
+
+test('a member named twice in one object, which JSON.parse merges and protobuf-es refuses, is left to protobuf-es', () => {
+  const cases = [
+    [SearchEventsRequestSchema, '{"location":"a","location":"b"}'],
+    [SearchEventsRequestSchema, String.raw`{"\u006cocation":"a","location":"b"}`],
+    [SearchEventsRequestSchema, '{"colour":1,"location":"a","colour":2}'],
+    [ManipulateEventRequestSchema, '{"new_outcome":{"description":"a","description":"b"}}'],
+    [ManipulateEventRequestSchema, '{"new_outcome":{"changes":[{"action":"a","action":"b"}]}}'],
+    [SaveRequestRequestSchema, '{"headers":{"a":"1","a":"2"}}'],
+  ] as const;
+  for (const [schema, text] of cases) {
+    assert.ok(libraryFields(schema, text) instanceof Error, `protobuf-es refuses ${text}`);
+    assert.is(jsonRequestFields(schema)(text), undefined, text);
+  }
+});
+
+test('an unknown member nested 100 000 deep is skipped, as protobuf-es skips it', () => {
+  const text = `{"location":"Paris","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+  assert.equal(jsonRequestFields(SearchEventsRequestSchema)(text), { location: 'Paris' });
+  assert.equal(libraryFields(SearchEventsRequestSchema, text), { location: 'Paris' });
 });
 
 test('optional fields keep an empty value; messages and lists as set', () => {
-  assert.equal(jsonRequestFields(SetAnchorRequestSchema)({ accuracy: '', environment: {}, quantumState: { qubit_configuration: 'up' } }), {
+  assert.equal(jsonRequestFields(SetAnchorRequestSchema)(asText({ accuracy: '', environment: {}, quantumState: { qubit_configuration: 'up' } })), {
     accuracy: '',
     environment: {},
     quantum_state: { qubit_configuration: 'up' },
   });
-  assert.equal(jsonRequestFields(ManipulateEventRequestSchema)({ new_outcome: { changes: [] }, safetyCheck: true }), { new_outcome: {}, safety_check: true });
+  assert.equal(jsonRequestFields(ManipulateEventRequestSchema)(asText({ new_outcome: { changes: [] }, safetyCheck: true })), { new_outcome: {}, safety_check: true });
 });
 
 test('a message with a field it does not cover (an enum) is left to protobuf-es whole', () => {
-  assert.is(jsonRequestFields(HealthCheckResponseSchema)({ status: 'SERVING' }), undefined);
+  assert.is(jsonRequestFields(HealthCheckResponseSchema)(asText({ status: 'SERVING' })), undefined);
 });
 
 test.run();

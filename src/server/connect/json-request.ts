@@ -9,17 +9,61 @@ type ValueReader = PlainConversion;
 const UNSET = Symbol('unset');
 
 /**
- * A Connect JSON request body, already parsed, as the operation's input: what
- * `toJson(schema, fromJson(schema, json, { ignoreUnknownFields: true }), { useProtoFieldName: true })` gives,
+ * A Connect JSON request body as the operation's input: what
+ * `toJson(schema, fromJsonString(schema, text, { ignoreUnknownFields: true }), { useProtoFieldName: true })` gives,
  * without building the message between. It reads fields under their proto or JSON names and skips unknown
- * keys, as connect-node does. It covers the API's plain shapes and answers undefined for anything else (a
- * number as a string, a field under both its names, a null in a list), which the caller leaves to protobuf-es
- * to read or to refuse in its own words.
+ * keys, as connect-node does. It covers the API's plain shapes and answers undefined for anything else (text that
+ * is no JSON, a member named twice in one object, a number as a string, a field under both its names, a null in a
+ * list), which the caller leaves to protobuf-es to read or to refuse in its own words.
  */
-export function jsonRequestFields(schema: DescMessage): (json: unknown) => Record<string, unknown> | undefined {
+export function jsonRequestFields(schema: DescMessage): (text: string) => Record<string, unknown> | undefined {
   const read = compile(schema, new Map());
   if (!read) return () => undefined;
-  return (json) => (isObject(json) ? read(json) : undefined);
+  return (text) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    return isObject(json) && !namesAMemberTwice(text, json) ? read(json) : undefined;
+  };
+}
+
+/**
+ * Whether some object in the text has two members of one name, which `JSON.parse` merges (the last wins) and
+ * protobuf-es refuses. The text is valid JSON, so each member has the one colon outside strings: the parsed
+ * value holds fewer keys than the text has colons exactly when names were merged.
+ */
+function namesAMemberTwice(text: string, parsed: unknown): boolean {
+  let colons = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === QUOTE) {
+      for (i++; text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
+    } else if (char === COLON) {
+      colons++;
+    }
+  }
+  return colons !== memberCount(parsed);
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+
+/** The members of every object in a parsed value; without recursion, as a body may nest thousands deep. */
+function memberCount(parsed: unknown): number {
+  let count = 0;
+  const pending = [parsed];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (value === null || typeof value !== 'object') continue;
+    const items = Array.isArray(value) ? (value as unknown[]) : Object.values(value);
+    if (!Array.isArray(value)) count += items.length;
+    for (const item of items) pending.push(item);
+  }
+  return count;
 }
 
 /** `compiled` holds the messages compiled so far, so that a message that contains itself refers to itself. */
@@ -91,7 +135,6 @@ function fieldReader(field: DescField, compiled: Map<DescMessage, Reader | undef
       return undefined;
   }
 }
-
 
 function messageReader(schema: DescMessage, compiled: Map<DescMessage, Reader | undefined>): ValueReader | undefined {
   const read = compile(schema, compiled);

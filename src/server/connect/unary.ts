@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { brotliCompress, gzip } from 'node:zlib';
-import { fromJson, fromJsonString, type DescMethod, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { fromJsonString, type DescMethod, type Message } from '@bufbuild/protobuf';
 import { isFieldError } from '@bufbuild/protobuf/reflect';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
@@ -103,20 +103,14 @@ function readUnaryBody(req: AnyRequest, limit: number): Promise<Uint8Array> {
   });
 }
 
-const jsonReaders = new WeakMap<DescMethod, (json: unknown) => Record<string, unknown> | undefined>();
+const jsonReaders = new WeakMap<DescMethod, (text: string) => Record<string, unknown> | undefined>();
 
 /** The request's fields from a JSON body: read directly where it is plain, otherwise by protobuf-es. */
 function jsonFields(method: DescMethod, bytes: Uint8Array): unknown {
   const text = textDecoder.decode(bytes);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return messageFields(method, readJson(() => fromJsonString(method.input, text)));
-  }
   let reader = jsonReaders.get(method);
   if (!reader) jsonReaders.set(method, (reader = jsonRequestFields(method.input)));
-  return reader(json) ?? messageFields(method, readJson(() => fromJson(method.input, json as JsonValue, { ignoreUnknownFields: true })));
+  return reader(text) ?? messageFields(method, readJson(() => fromJsonString(method.input, text, { ignoreUnknownFields: true })));
 }
 
 /** The message protobuf-es reads; what it cannot read fails with its words. */

@@ -92,7 +92,6 @@ function fieldShape(field: DescField, compiled: Map<DescMessage, Shape | undefin
   }
 }
 
-
 function messageShape(shape: Shape | undefined): ShapeValue | undefined {
   return shape && ((value) => shape(value as Record<string, unknown>) ?? DECLINE);
 }
