@@ -81,6 +81,7 @@ connect('unknown fields are ignored, and proto-JSON names in camelCase are read,
 const refusals: [string, string | Buffer, Record<string, string>, number, string, string][] = [
   ['a body that is not JSON', '{"page_size": ', {}, 400, 'invalid_argument', 'Unexpected end of JSON input'],
   ['a field of the wrong type', '{"page_size": "abc"}', {}, 400, 'invalid_argument', 'cannot decode field tms.v1.SearchEventsRequest.page_size from JSON'],
+  ['a member named twice', '{"page_size": 1, "page_size": 2}', {}, 400, 'invalid_argument', 'duplicate object key "page_size"'],
   ['bytes that are not the request message', Buffer.from([0xff, 0xff, 0xff]), { 'content-type': 'application/proto' }, 500, 'internal', 'parse binary: '],
   ['a body over the size limit', JSON.stringify({ location: 'x'.repeat(20_000) }), {}, 429, 'resource_exhausted', 'message size 20015 is larger than configured readMaxBytes 16384'],
   ['a bad connect-timeout-ms', JSON.stringify(QUERY), { 'connect-timeout-ms': 'soon' }, 400, 'invalid_argument', 'protocol error: invalid connect timeout value: soon'],
@@ -97,6 +98,17 @@ for (const [what, body, headers, status, code, message] of refusals) {
     assert.ok(String(res.json.message).includes(message), `${res.json.message} names ${message}`);
   });
 }
+
+connect('a body naming a member twice is refused alike, compressed (connect-node) or not', async ({ server }) => {
+  const json = Buffer.from('{"time_range": "x", "page_size": 1, "unknown": 1, "unknown": 2}');
+  const plain = await post(server.port, SEARCH, json, { 'content-type': 'application/json' });
+  const zipped = await post(server.port, SEARCH, gzipSync(json), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+  assert.is(plain.status, 400);
+  assert.is(zipped.status, 400);
+  assert.is(JSON.parse(plain.body.toString()).code, 'invalid_argument');
+  assert.is(JSON.parse(plain.body.toString()).message, JSON.parse(zipped.body.toString()).message);
+  assert.match(JSON.parse(plain.body.toString()).message, 'duplicate object key "unknown"');
+});
 
 connect('a field of the wrong type is named in a FieldViolation, as a refused field of REST is', async ({ server }) => {
   const res = await call(server, 'POST', SEARCH, { rawBody: '{"page_size": "abc"}', headers: { 'content-type': 'application/json' } });
