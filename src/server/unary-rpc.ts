@@ -97,6 +97,13 @@ export function replyBytes(method: DescMethod, format: ReplyFormat, output: obje
   });
 }
 
+/** Stops reading a refused request body (the rest is read and dropped) and fails the read with `error`. */
+export function refuseBody(req: AnyRequest, reject: (error: unknown) => void, error: ConnectError): void {
+  req.removeAllListeners('data');
+  req.resume();
+  reject(error);
+}
+
 /** The request's fields from protobuf bytes; bytes that are not a message fail as connect-node says. */
 export function binaryFields(method: DescMethod, bytes: Uint8Array): unknown {
   let message: Message;

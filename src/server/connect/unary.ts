@@ -6,7 +6,7 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
-import { binaryFields, invokeUnary, messageFields, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
+import { binaryFields, invokeUnary, messageFields, refuseBody, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
 import { closeIfBodyUnread, headerValue } from '../http-io.ts';
 import { jsonRequestFields } from './json-request.ts';
 import { RPC_JSON_OPTIONS } from './rpc-services.ts';
@@ -82,20 +82,15 @@ function responseEncoding(accepted: string | undefined): Encoding | undefined {
 function readUnaryBody(req: AnyRequest, limit: number): Promise<Uint8Array> {
   const declared = Number(headerValue(req, 'content-length') ?? NaN);
   return new Promise((resolve, reject) => {
-    const refuse = (error: ConnectError) => {
-      req.removeAllListeners('data');
-      req.resume();
-      reject(error);
-    };
     if (declared > limit) {
-      refuse(new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
+      refuseBody(req, reject, new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) refuse(new ConnectError(`message size is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
+      if (size > limit) refuseBody(req, reject, new ConnectError(`message size is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
       else chunks.push(chunk);
     });
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));

@@ -6,7 +6,7 @@ import { parseTimeout, setTrailerStatus } from '@connectrpc/connect/protocol-grp
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import { headerValue } from '../http-io.ts';
-import { binaryFields, invokeUnary, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
+import { binaryFields, invokeUnary, refuseBody, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
 
 const HEADER_BYTES = 5;
 const COMPRESSED = 0b1;
@@ -72,19 +72,14 @@ function readMessage(req: AnyRequest, limit: number): Promise<Uint8Array> {
     const chunks: Buffer[] = [];
     let size = 0;
     let declared: number | undefined;
-    const refuse = (error: ConnectError) => {
-      req.removeAllListeners('data');
-      req.resume();
-      reject(error);
-    };
     req.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
       if (declared === undefined && size >= HEADER_BYTES) {
         declared = (chunks.length === 1 ? chunk : Buffer.concat(chunks)).readUInt32BE(1);
-        if (declared > limit) refuse(new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
+        if (declared > limit) refuseBody(req, reject, new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
       }
-      if (declared !== undefined && declared <= limit && size > HEADER_BYTES + declared) refuse(extraMessage());
+      if (declared !== undefined && declared <= limit && size > HEADER_BYTES + declared) refuseBody(req, reject, extraMessage());
     });
     req.once('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
