@@ -2,8 +2,8 @@ import { ScalarType, type DescField } from '@bufbuild/protobuf';
 
 /**
  * What the reply encoders and the Connect JSON request reader take as they are: the plain proto-JSON values
- * protobuf-es's `fromJson` would take without conversion. Anything else (a number as a string, NaN's string form, an unpaired surrogate) is declined and left
- * to protobuf-es, which reads it or says what is wrong with it.
+ * protobuf-es's `fromJson` would take without conversion. Anything else (a number as a string, NaN's string form,
+ * an unpaired surrogate) is declined and left to protobuf-es, which reads it or says what is wrong with it.
  */
 
 /** A string protobuf-es takes: it refuses one with an unpaired surrogate (not UTF-8 once encoded). */
