@@ -1,6 +1,6 @@
 // Benchmarks the analysis engine: a paradox check of 10^6 events / 2×10^6 links through the pool (hand-off
 // included), anchor checks per second, and the request thread's event-loop delay while big checks run.
-// Run: node --import tsx bench/analysis.ts   → prints the figures and writes bench/reports/analysis.md
+// Run: node --import ./src/typescript/register.mjs bench/analysis.ts   → prints the figures and writes bench/reports/analysis.md
 import { cpus } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AnchorPin, CausalGraph } from '../src/analysis/causal-graph.ts';

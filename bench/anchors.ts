@@ -1,5 +1,5 @@
 // How a paradox check's time grows with the anchors pinned on its timeline.
-// Usage: node --import tsx bench/anchors.ts   (BENCH_QUICK=1: a few anchors, figures meaningless)
+// Usage: node --import ./src/typescript/register.mjs bench/anchors.ts   (BENCH_QUICK=1: a few anchors, figures meaningless)
 // One tms process on the seeded catalogue; anchors are set over REST in steps on primary (no event changed) and on a
 // branch with one event changed, and after each step paradox checks of the timeline run one at a time; then, as
 // under a mixed load, a new anchor before each check.

@@ -3,8 +3,8 @@
  * with RSS, V8 heap and Buffer memory sampled every second and the figures at the end. For iterating on the
  * load without the whole engine-store bench; docs/performance.md § Bulk load has what it showed.
  *
- *   node --import tsx bench/bulk-load-probe.ts [events, default 1000000]        (KEEP=1 keeps the store)
- *   /usr/bin/time -v node --cpu-prof --import tsx bench/bulk-load-probe.ts 200000
+ *   node --import ./src/typescript/register.mjs bench/bulk-load-probe.ts [events, default 1000000]        (KEEP=1 keeps the store)
+ *   /usr/bin/time -v node --cpu-prof --import ./src/typescript/register.mjs bench/bulk-load-probe.ts 200000
  */
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

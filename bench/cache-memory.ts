@@ -1,5 +1,5 @@
 // What the search page cache really holds next to what it counts against its budget, through the real faces.
-// Usage: node --import tsx bench/cache-memory.ts   (BENCH_QUICK=1: a few pages, figures meaningless)
+// Usage: node --import ./src/typescript/register.mjs bench/cache-memory.ts   (BENCH_QUICK=1: a few pages, figures meaningless)
 // Each case runs in a process of its own: a tms app in it, searches over REST or Connect, each page asked for twice
 // (the second answer keeps its encoded reply with the page), the heap measured after full garbage collections.
 import { execFileSync } from 'node:child_process';
@@ -14,6 +14,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { machineLine, table, writeReport } from './lib/report.ts';
 import { writeTargets, type TargetResult } from './lib/targets.ts';
+import { RUN_TYPESCRIPT } from '../src/typescript/node-options.ts';
 
 const quick = process.env['BENCH_QUICK'] === '1';
 const KEY = 'tms_bench_admin_key_000000000000000';
@@ -116,7 +117,7 @@ const pages = quick ? 100 : 2000;
 const rows: (string | number)[][] = [];
 const targets: TargetResult[] = [];
 for (const name of Object.keys(CASES) as CaseName[]) {
-  const output = execFileSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'cache-memory.ts'), '--case', name, String(pages)], { encoding: 'utf8' });
+  const output = execFileSync(process.execPath, [...RUN_TYPESCRIPT, join(import.meta.dirname, 'cache-memory.ts'), '--case', name, String(pages)], { encoding: 'utf8' });
   const measured = JSON.parse(output.trim().split('\n').at(-1)!) as Measured;
   const held = measured.heapBytes + measured.externalBytes;
   const ratio = held / measured.countedBytes;

@@ -1,5 +1,5 @@
 // REST, Connect and gRPC next to bare servers, in one run, alternating rounds; one table per target.
-// Usage: node --import tsx bench/http.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_NODE, BENCH_QUICK)
+// Usage: node --import ./src/typescript/register.mjs bench/http.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_NODE, BENCH_QUICK)
 // BENCH_SCENARIOS=gRPC,bare (parts of scenario names) runs only those and prints them, writing no report.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { cannon, distinctTimeRange, grpcLoad, grpcReply, measured, medianSample,
 import { machineLine, table, writeReport } from './lib/report.ts';
 import { measuredTarget, targetTable, writeTargets, type Target } from './lib/targets.ts';
 import { startProcess, startTms } from './lib/tms-process.ts';
+import { RUN_TYPESCRIPT } from '../src/typescript/node-options.ts';
 
 /** A smoke run (CI): every scenario once, briefly, on small data; its figures mean nothing. */
 const quick = process.env['BENCH_QUICK'] === '1';
@@ -31,7 +32,7 @@ const WRITE_EVENTS = quick ? 5000 : 100_000;
 
 async function generated(events: number, places: number): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'tms-bench-http-'));
-  execFileSync(node, ['--import', 'tsx', 'src/cli/main.ts', 'generate', '--events', String(events), '--places', String(places), '--data-dir', dir], {
+  execFileSync(node, [...RUN_TYPESCRIPT, 'src/cli/main.ts', 'generate', '--events', String(events), '--places', String(places), '--data-dir', dir], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -2,7 +2,7 @@
  * The timeline store on PostgreSQL beside the same store on LevelDB, in one run: bulk load, uncached
  * 10-result searches (p50, p99), branch creation on a big base against a small one, and write throughput.
  *
- *   scripts/with-postgres.sh node --import tsx bench/postgres-store.ts [--events 1000000] [--small 1000]
+ *   scripts/with-postgres.sh node --import ./src/typescript/register.mjs bench/postgres-store.ts [--events 1000000] [--small 1000]
  *
  * Needs TMS_BENCH_DATABASE_URL or TMS_TEST_DATABASE_URL: a database in which it may create (and then drops)
  * its schemas. Writes bench/reports/postgres-store.md.

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { RUN_TYPESCRIPT } from '../src/typescript/node-options.ts';
 
 const root = join(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -46,7 +47,7 @@ function pgVirtualenv(): boolean {
 }
 
 const runScript = (script: string, env: NodeJS.ProcessEnv = {}) =>
-  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'bench', script)], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  execFileSync(process.execPath, [...RUN_TYPESCRIPT, join(root, 'bench', script)], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
 
 for (const name of benches) {
   const onNode24 = ON_NODE24[name];
@@ -66,7 +67,7 @@ for (const name of benches) {
       continue;
     }
     console.log('\n### bench/postgres-store.ts, in a throw-away PostgreSQL cluster');
-    execFileSync(join(root, 'scripts', 'with-postgres.sh'), [process.execPath, '--import', 'tsx', join(root, 'bench', 'postgres-store.ts')], { cwd: root, stdio: 'inherit' });
+    execFileSync(join(root, 'scripts', 'with-postgres.sh'), [process.execPath, ...RUN_TYPESCRIPT, join(root, 'bench', 'postgres-store.ts')], { cwd: root, stdio: 'inherit' });
     continue;
   }
   if (!existsSync(join(root, 'bench', `${name}.ts`))) continue;

@@ -6,7 +6,7 @@
  * check rebuilds the graph, in slices, on the request thread), and writes alone. Then uncached searches
  * (a new time range each) next to a bare node:http server, at 100 connections.
  *
- *   node --import tsx bench/search-under-load.ts
+ *   node --import ./src/typescript/register.mjs bench/search-under-load.ts
  *
  * Env: BENCH_EVENTS (10^6), BENCH_ROUNDS (3), BENCH_SECONDS per phase (10), BENCH_CLIENTS (4 concurrent
  * searches), BENCH_DATA_DIR (reuse a folder already filled by `tms generate`; it is left in place),
@@ -22,6 +22,7 @@ import { machineLine, percentile, table, writeReport } from './lib/report.ts';
 import { startProcess, startTms } from './lib/tms-process.ts';
 import { cannon, distinctTimeRange, measured, medianSample, type Sample } from './lib/load.ts';
 import { measuredTarget, writeTargets } from './lib/targets.ts';
+import { RUN_TYPESCRIPT } from '../src/typescript/node-options.ts';
 
 /** A smoke run (`npm run bench -- --quick`): small and brief; its figures mean nothing. */
 const quick = process.env['BENCH_QUICK'] === '1';
@@ -212,7 +213,7 @@ if (!reusedDir) {
   console.log(`generating ${events} synthetic events (about a minute per million)…`);
   const out = execFileSync(
     node,
-    ['--import', 'tsx', 'src/cli/main.ts', 'generate', '--events', String(events), '--places', String(PLACES), '--data-dir', dataDir, '--no-progress'],
+    [...RUN_TYPESCRIPT, 'src/cli/main.ts', 'generate', '--events', String(events), '--places', String(PLACES), '--data-dir', dataDir, '--no-progress'],
     { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] },
   );
   console.log(out.toString().trim());

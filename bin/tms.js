@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// The `tms` command (npx tms …): runs the TypeScript CLI through tsx, as `npm start` and `npm run tms` do.
-import { register } from 'tsx/esm/api';
+// The `tms` command (npx tms …): runs the TypeScript CLI as `npm start` and `npm run tms` do (src/typescript/).
+import '../src/typescript/register.mjs';
 
-register();
 await import('../src/cli/main.ts');

@@ -2,6 +2,7 @@
 // unless one is given: npm run fuzz -- --minutes 30 [--seed 1234]. A failure prints its seed and case.
 import { spawnSync } from 'node:child_process';
 import { Command, Option } from 'commander';
+import { RUN_TYPESCRIPT } from '../src/typescript/node-options.ts';
 
 const options = new Command('fuzz')
   .addOption(new Option('--minutes <n>', 'how long to run').default('5').argParser(Number))
@@ -11,7 +12,7 @@ const options = new Command('fuzz')
 
 const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
 console.log(`fuzzing for ${options.minutes} min with seed ${seed}`);
-const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/fuzz/requests.property.test.ts'], {
+const run = spawnSync(process.execPath, [...RUN_TYPESCRIPT, 'test/fuzz/requests.property.test.ts'], {
   stdio: 'inherit',
   env: { ...process.env, FUZZ_SECONDS: String(Math.round(options.minutes * 60)), FUZZ_SEED: String(seed) },
 });

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { RUN_TYPESCRIPT } from '../src/typescript/node-options.ts';
 
 const root = new URL('.', import.meta.url).pathname;
 const filter = process.argv[2];
@@ -21,7 +22,7 @@ interface FileResult { file: string; passed: number; failed: number; output: str
 
 function runFile(file: string): Promise<FileResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    const child = spawn(process.execPath, [...RUN_TYPESCRIPT, file], {
       env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 /** A 10^6-event store opens in well under a minute; beyond this something is wrong. */
@@ -24,7 +25,7 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   const logDir = mkdtempSync(join(tmpdir(), 'tms-bench-log-'));
   const logFile = join(logDir, 'stdout.log');
   const out = openSync(logFile, 'w');
-  const child = spawn(node, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
+  const child = spawn(node, [...RUN_TYPESCRIPT, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
   closeSync(out);
   const givesUpAt = Date.now() + READY_WITHIN_MS;
   return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 // The password-hashing thread's entry point, in plain JavaScript (as src/analysis/worker-entry.mjs, on Node 20 a
-// worker does not inherit the parent's tsx loader, and this needs nothing from TypeScript).
+// worker does not inherit the parent's module hooks, and this needs nothing from TypeScript).
 import { scryptSync } from 'node:crypto';
 import { setPriority } from 'node:os';
 

@@ -8,6 +8,7 @@ import { AccessControl } from '../../src/accounts/access.ts';
 import { SavedRequests } from '../../src/saved-requests/saved-requests.ts';
 import { openStorage } from '../../src/store/storage.ts';
 import { secretsInFiles } from './support.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 const cliScript = new URL('./fixtures/accounts-cli.ts', import.meta.url).pathname;
 const repoRoot = new URL('../../', import.meta.url).pathname;
@@ -18,7 +19,7 @@ interface Run {
   stderr: string;
 }
 
-const tms = (args: string[], env: Record<string, string> = {}): Promise<Run> => runNode(['--import', 'tsx', cliScript, ...args], env);
+const tms = (args: string[], env: Record<string, string> = {}): Promise<Run> => runNode([...RUN_TYPESCRIPT, cliScript, ...args], env);
 
 function runNode(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {

@@ -11,6 +11,7 @@ import { Level } from 'level';
 import { startServeProcess } from '../support/serve-process.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, dropDatabase, sqlOn } from '../support/postgres.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 interface Exit {
   code: number | null;
@@ -20,7 +21,7 @@ interface Exit {
 /** The real command, as `npm start` runs it (as another user when `user` is given), with a 60 s limit. */
 function serve(env: Record<string, string>, user?: string): Promise<Exit> {
   // Another user may not reach this process's Node (npx keeps node@24 under root's home): it runs the system's.
-  const command = [user ? 'node' : process.execPath, '--import', 'tsx', join('src', 'cli', 'main.ts'), 'serve'];
+  const command = [user ? 'node' : process.execPath, ...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'serve'];
   const [file, args] = user ? ['runuser', ['-u', user, '--', 'env', `HOME=${tmpdir()}`, ...command]] : [command[0]!, command.slice(1)];
   return new Promise((resolve) => {
     execFile(file, args, { env: { ...process.env, TMS_PORT: '0', TMS_LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (error, _stdout, stderr) => {

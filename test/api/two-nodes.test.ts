@@ -12,6 +12,7 @@ import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/se
 import { startServeProcess } from '../support/serve-process.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, dropDatabase } from '../support/postgres.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 interface Nodes {
   databaseUrl: string;
@@ -107,7 +108,7 @@ if (TEST_DATABASE_URL) {
   nodes('tms users and tms keys work on the database while the nodes serve it, and both nodes see the change', async ({ a, b, databaseUrl }) => {
     const tms = (...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), ...args], { env: { ...process.env, TMS_DATABASE_URL: databaseUrl }, timeout: 60_000 }, (error, stdout, stderr) =>
+        execFile(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), ...args], { env: { ...process.env, TMS_DATABASE_URL: databaseUrl }, timeout: 60_000 }, (error, stdout, stderr) =>
           resolve({ code: error ? 1 : 0, stdout, stderr }),
         );
       });

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TargetResult } from '../../bench/lib/targets.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const TARGETS = [
@@ -29,7 +30,7 @@ const TARGETS = [
 test('the quick bench runs every bench and reports every target with a verdict', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-bench-quick-test-'));
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick'], {
+    const { stdout } = await promisify(execFile)(process.execPath, [...RUN_TYPESCRIPT, 'bench/run.ts', '--quick'], {
       cwd: root,
       env: { ...process.env, BENCH_REPORTS_DIR: dir },
       maxBuffer: 64 * 1024 * 1024,

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -35,7 +36,7 @@ test('a 30-second soak with a kill -9 loses no acknowledged write and answers no
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = execFile(
         process.execPath,
-        ['--import', 'tsx', 'bench/soak.ts', '--seconds', '30', '--concurrency', '4', '--kills', '1', '--seed', '15'],
+        [...RUN_TYPESCRIPT, 'bench/soak.ts', '--seconds', '30', '--concurrency', '4', '--kills', '1', '--seed', '15'],
         { cwd: root, env: { ...process.env, BENCH_REPORTS_DIR: dir }, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
         (_error, stdout, stderr) => resolve({ code: child.exitCode, output: `${stdout}\n${stderr}` }),
       );

@@ -16,6 +16,7 @@ import { CHEAP_SCRYPT } from '../support/accounts.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, dropDatabase, stagingSchemas } from '../support/postgres.ts';
 import { refusal, tms } from '../support/cli.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 /** A store with a bit of everything: the catalogue, branches of both kinds, changes, anchors, accounts, saved requests. */
 async function fillStore(storage: Storage): Promise<void> {
@@ -96,7 +97,7 @@ test('tms copy-store: the real command copies, shows its progress and says it ve
   try {
     await filledSource(dir);
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), 'copy-store', '--from', join(dir, 'source'), '--to', join(dir, 'copy')], { timeout: 120_000 }, (error, stdout, stderr) =>
+      execFile(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'copy-store', '--from', join(dir, 'source'), '--to', join(dir, 'copy')], { timeout: 120_000 }, (error, stdout, stderr) =>
         resolve({ code: error ? 1 : 0, stdout, stderr }),
       ),
     );

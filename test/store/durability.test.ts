@@ -3,13 +3,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { EventRecord, TimelineStore } from '../../src/store/index.ts';
 import { testBackends, type PlaceSpec, type TestPlace } from '../support/backends.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 const child = new URL('./fixtures/durability-child.ts', import.meta.url).pathname;
 
 /** Runs the child until it has acknowledged `acks` writes, then kills it with SIGKILL; returns the acks. */
 function runAndKill(spec: PlaceSpec, mode: string, acks: number): Promise<Record<string, unknown>[]> {
   return new Promise((resolve, reject) => {
-    const process_ = spawn(process.execPath, ['--import', 'tsx', child, JSON.stringify(spec), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const process_ = spawn(process.execPath, [...RUN_TYPESCRIPT, child, JSON.stringify(spec), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
     const received: Record<string, unknown>[] = [];
     let buffer = '';
     let stderr = '';

@@ -12,6 +12,7 @@ import { TEST_DATABASE_URL, dropSchema, freshSchema } from '../support/backends.
 import { createDatabase, createRole, dropDatabase, withClient } from '../support/postgres.ts';
 import { openStorage } from '../../src/store/storage.ts';
 import { PgKeyValueSpace } from '../../src/store/postgres/pg-key-value-space.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 const codeOf = (error: unknown) => (error as { code?: string }).code;
 
@@ -26,7 +27,7 @@ function migrateCommand(env: Record<string, string>): Promise<{ code: number; st
   return new Promise((resolve) => {
     const environment = { ...process.env, ...env };
     if (!('TMS_DATABASE_URL' in env)) delete environment.TMS_DATABASE_URL;
-    execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), 'migrate'], { env: environment, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'migrate'], { env: environment, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });

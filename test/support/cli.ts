@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { openStorage, type Storage, type StorageOptions } from '../../src/store/storage.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 export interface Run {
   code: number;
@@ -15,7 +16,7 @@ export interface Run {
 export function tms(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const started = performance.now();
   return new Promise((resolve) =>
-    execFile(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), ...args], { timeout: 120_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+    execFile(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), ...args], { timeout: 120_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, seconds: (performance.now() - started) / 1000 }),
     ),
   );

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 export interface ServeProcess {
   port: number;
@@ -28,7 +29,7 @@ export async function startServeProcess(dataDir: string, { args = [], env = {}, 
   const stdoutFile = `${dataDir}.stdout`;
   const out = openSync(stdoutFile, 'w');
   const where = flags ? ['--port', '0', '--data-dir', dataDir] : [];
-  const child = spawn(process.execPath, ['--import', 'tsx', join('src', 'cli', 'main.ts'), 'serve', ...where, ...args], {
+  const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'serve', ...where, ...args], {
     stdio: ['ignore', out, 'inherit'],
     env: { ...process.env, ...env },
   });

@@ -11,6 +11,7 @@ import { generateCommand } from '../../src/cli/generate-command.ts';
 import { LevelTimelineStore, locationWords } from '../../src/store/index.ts';
 import { generateSyntheticEvents, syntheticPlaceName } from '../../src/synthetic/generator.ts';
 import { formatInstant } from '../../src/time/index.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const mainPath = join(root, 'src/cli/main.ts');
@@ -19,7 +20,7 @@ const viaMain = existsSync(mainPath) && readFileSync(mainPath, 'utf8').includes(
 
 async function runGenerate(args: string[]): Promise<string> {
   if (viaMain) {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', mainPath, 'generate', ...args], { cwd: root });
+    const { stdout } = await promisify(execFile)(process.execPath, [...RUN_TYPESCRIPT, mainPath, 'generate', ...args], { cwd: root });
     return stdout;
   }
   const lines: string[] = [];
