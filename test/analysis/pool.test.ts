@@ -43,7 +43,7 @@ test('default thread count: 1 on up to 2 cores, else cores − 1', () => {
   assert.is(defaultThreadCount(8), 7);
 });
 
-test('a large graph runs on a worker (its TypeScript loaded by the project's hooks), with the same report as inline, and comes back whole', async () => {
+test('a large graph runs on a worker (its TypeScript loaded by the project hooks), with the same report as inline, and comes back whole', async () => {
   const graph = randomGraph(30_000, 2, 7);
   const expected = analyseParadoxes(copyOf(graph), anchors);
   const untouched = copyOf(graph);
