@@ -48,4 +48,24 @@ test('a file run with RUN_TYPESCRIPT: closures named without a wrapper, paramete
   }
 });
 
+test('the analysis worker loads its TypeScript when the hooks were registered from code (as bin/tms.js does), not by --import', async () => {
+  const at = (path: string) => JSON.stringify(new URL(path, import.meta.url).href);
+  // No --import: the worker thread inherits no hooks, and on Node 24 type stripping alone cannot load it.
+  const script = `
+    await import(${at('../../src/typescript/register.mjs')});
+    const { AnalysisPool } = await import(${at('../../src/analysis/pool.ts')});
+    const { analyseParadoxes } = await import(${at('../../src/analysis/paradoxes.ts')});
+    const { randomGraph } = await import(${at('../analysis/random-graph.ts')});
+    const pool = new AnalysisPool({ threads: 1 });
+    const report = await pool.analyseParadoxes(randomGraph(30_000, 2, 7), []);
+    const inline = analyseParadoxes(randomGraph(30_000, 2, 7), []);
+    console.log(JSON.stringify({ onWorker: pool.stats().completed, same: JSON.stringify(report) === JSON.stringify(inline) }));
+    await pool.close();
+  `;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+  const seen = JSON.parse(stdout) as { onWorker: number; same: boolean };
+  assert.is(seen.onWorker, 1, 'the graph was analysed on the worker');
+  assert.ok(seen.same, 'with the report the request thread makes');
+});
+
 test.run();

@@ -97,7 +97,7 @@ async function removeOtherBuilds(keep: string): Promise<void> {
 }
 
 async function buildInto(outdir: string, sourceHash: string): Promise<void> {
-  // esbuild is a build tool: imported only when a build is needed, so a server with a prebuilt console runs without it.
+  // Imported only when a build is needed: the request thread of a server whose console is built never loads esbuild.
   const esbuild = await import('esbuild').catch(() => {
     throw new Error('the console is not built and esbuild is not installed: run `npm install` (which builds it), or `npm run build:console`');
   });
