@@ -111,7 +111,7 @@ export class GenesisStream implements Stream {
       if (places && !places.has(index.place[position]!)) continue;
       const eventId = index.ids[position]!;
       if (!this.accept(eventId)) continue;
-      this.head = { key: sortKeyAt(index.seconds[position]!, index.nanos[position]!, eventId), eventId, level: this.level, lsn: 0 };
+      this.head = new GenesisCandidate(index, position, eventId, this.level);
     }
     return this.head;
   }
@@ -121,6 +121,26 @@ export class GenesisStream implements Stream {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * A genesis event as a candidate. Its sort key is made when first asked for: a search merging one stream never
+ * compares keys, and needs only the last picked event's (for the page token).
+ */
+class GenesisCandidate implements Candidate {
+  readonly lsn = 0;
+  #key: Buffer | undefined;
+
+  constructor(
+    private readonly index: GenesisIndex,
+    private readonly position: number,
+    readonly eventId: string,
+    readonly level: number,
+  ) {}
+
+  get key(): Buffer {
+    return (this.#key ??= sortKeyAt(this.index.seconds[this.position]!, this.index.nanos[this.position]!, this.eventId));
+  }
 }
 
 /** The newest versions above genesis of one level, from its in-memory index. */
