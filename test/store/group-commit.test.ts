@@ -107,4 +107,27 @@ groups('a synced batch that fails fails the writes built on it; memory and disk 
   assert.equal(await store.getEvent('primary', after.event_id), after);
 });
 
+groups('a durable write reaches LevelDB with sync set, a bulk write without', async () => {
+  const { db, remove } = await openTempLevel('tms-sync-');
+  const seen: unknown[] = [];
+  // The root database's backend hook, where classic-level reads the option; a sublevel's batch ends there.
+  const backend = db as unknown as { _batch(ops: unknown[], options: { sync?: boolean }): Promise<void> };
+  const write = backend._batch.bind(backend);
+  backend._batch = (ops, options) => {
+    seen.push(options.sync);
+    return write(ops, options);
+  };
+  try {
+    const space = new KeyValueSpace(db, 't');
+    await space.open();
+    const put = (key: number): WriteOp => ({ type: 'put', key: Uint8Array.of(key), value: Uint8Array.of(1) });
+    await space.write([put(1), put(2)], true);
+    await space.write([put(3)], false);
+    assert.equal(seen, [true, undefined]);
+    assert.equal((await space.entries({})).length, 3);
+  } finally {
+    await remove();
+  }
+});
+
 groups.run();

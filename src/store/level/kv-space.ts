@@ -9,8 +9,13 @@ export interface RootDatabase {
   compactRange?(start: Uint8Array, end: Uint8Array, options: { keyEncoding: 'view' }): Promise<void>;
 }
 
-// `sync` is classic-level's option (fsync before acknowledging); abstract-level's types do not list it.
-const SYNC: AbstractBatchOptions<Uint8Array, Uint8Array> & { sync: boolean } = { sync: true };
+/**
+ * `sync` is classic-level's option (fsync before acknowledging); abstract-level's types do not list it. It is
+ * inherited, not the object's own: abstract-level copies a batch's own options into every operation, twice
+ * through a sublevel, and in the server that copy cost 3 µs an operation (docs/performance.md). classic-level
+ * reads `sync` with a property lookup, which finds an inherited one.
+ */
+const SYNC: AbstractBatchOptions<Uint8Array, Uint8Array> & { sync: boolean } = Object.freeze(Object.create(Object.freeze({ sync: true })) as { sync: boolean });
 
 /** Binary keys and values in one sublevel of the shared database: the only LevelDB surface the store uses. */
 export class KeyValueSpace implements OrderedKeyValueStore {
@@ -36,8 +41,6 @@ export class KeyValueSpace implements OrderedKeyValueStore {
   }
 
   write(ops: WriteOp[], sync: boolean): Promise<void> {
-    // Any options object makes abstract-level's per-operation work several times slower (measured: 5x),
-    // so unsynced batches (bulk loads) pass none.
     return sync ? this.sub.batch(ops, SYNC) : this.sub.batch(ops);
   }
 
