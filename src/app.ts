@@ -71,7 +71,12 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
 
   try {
     // primary belongs to no account: everyone may read it, only admins may change it.
-    const storage = await openStorage({ dataDir: config.dataDir, ...(config.databaseUrl && { databaseUrl: config.databaseUrl }), primaryOwner: '' });
+    const storage = await openStorage({
+      dataDir: config.dataDir,
+      ...(config.databaseUrl && { databaseUrl: config.databaseUrl }),
+      primaryOwner: '',
+      timelineOptions: { indexPrimaryAtOpen: true },
+    });
     closers.push(() => storage.close());
     readiness.addCheck(() => storage.problem());
     const store = storage.timelines;

@@ -146,7 +146,7 @@ async function pickCandidates(
         streams.push(new GenesisStream(index, walk, start, end, level, (eventId) => untouched(link, depth, eventId)));
         return;
       }
-      // The time index filtered by words (genesis has no stored word index): it serves only while the in-memory index builds.
+      // The time index filtered by words (genesis has no stored word index): only where a level has no in-memory index.
       const prefix = timeIndexPrefix(level);
       const lower = query.after ? { gt: Buffer.concat([prefix, query.after]) } : { gte: query.startKey ? Buffer.concat([prefix, query.startKey]) : prefix };
       const upper = prefixEnd(query.endKey ? Buffer.concat([prefix, query.endKey]) : prefix);

@@ -14,8 +14,6 @@ import type { StoredTimeline } from './timeline-registry.ts';
 export interface GenesisLevelsOptions {
   /** False: no in-memory search indexes; searches read the store's index. */
   indexes?: boolean;
-  /** A search waits for the index of a genesis of fewer events than this; above, it reads the store's index meanwhile. */
-  awaitIndexBelow?: number;
 }
 
 interface IndexEntry {
@@ -26,7 +24,6 @@ interface IndexEntry {
   index?: GenesisIndex;
 }
 
-const AWAIT_INDEX_BELOW = 100_000;
 /** Two 10^6-event snapshots. */
 const SNAPSHOT_CACHE_BYTES = 160 * 1024 * 1024;
 /** Two 10^6-event genesis indexes. */
@@ -65,8 +62,10 @@ export class GenesisLevels {
   }
 
   /**
-   * Starts building the level's search index if none is held. Resolves when a search should go on: at once
-   * while a large index builds (the search reads the store's index meanwhile), after the build for a small one.
+   * Starts building the level's search index if none is held, and resolves once it is built (or has failed:
+   * the search then reads the store's index). Searches wait rather than read the store's index meanwhile: such a
+   * read costs a search on a large genesis up to a hundred times what the index does, and under load those
+   * reads took the CPU the build needed (docs/performance.md, "Searches: waiting for the genesis index").
    */
   indexSoon(level: number): Promise<void> | undefined {
     const record = this.recordAt(level);
@@ -80,7 +79,7 @@ export class GenesisLevels {
       this.indexes.setPending(level, building, built, (index) => (index ? genesisIndexBytes(index) : 1));
       entry = building;
     }
-    if (entry.index || record.genesis_count >= (this.options.awaitIndexBelow ?? AWAIT_INDEX_BELOW)) return undefined;
+    if (entry.index) return undefined;
     return entry.built.then(
       () => undefined,
       () => undefined,

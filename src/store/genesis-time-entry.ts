@@ -1,6 +1,6 @@
 /**
  * The value of a genesis event's entry in the store's time index (`t`, see keys.ts): its location words, so
- * a search reading that index while the level's in-memory index builds can filter by words without reading
+ * a search reading that index (where a level has no in-memory index) can filter by words without reading
  * records. Stores loaded before this carried the whole record there (and a `w` entry per word, no longer
  * read); both forms are read.
  */

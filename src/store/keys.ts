@@ -6,7 +6,7 @@
  *   x <level>                               tombstone of a deleted timeline whose ranges are still being cleared
  *   v <level> <event_id> 00 <lsn:8>         one version of an event (EventRecord JSON); genesis versions have lsn 0
  *   c <level> <event_id> 00 <lsn:8>         version summary (flags, time key, location words), loaded at open
- *   t <level> <time:12> <event_id>          genesis time index, read while the level's in-memory index builds: the
+ *   t <level> <time:12> <event_id>          genesis time index, read where a level has no in-memory index: the
  *                                           event's location words (genesis-time-entry.ts; older stores: its JSON)
  *   w <level> <word> 00 <time:12> <event_id> no longer written: older stores' genesis word index (JSON), cleared with the level
  *   s <level> <chunk:4>                     genesis snapshot for the causal graph, in chunks

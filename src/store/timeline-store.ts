@@ -51,8 +51,11 @@ export interface TimelineStoreOptions {
    * store's index (the reference the in-memory one is tested against).
    */
   genesisIndexes?: boolean;
-  /** A search waits for a genesis index of fewer events than this to be built (default 100 000); above, it reads the store's index meanwhile. */
-  awaitGenesisIndexBelow?: number;
+  /**
+   * Start building the search indexes of primary's genesis as the store opens, in the background, so that they are
+   * ready before the first searches come (a server); by default a level's index is built on its first search.
+   */
+  indexPrimaryAtOpen?: boolean;
   /** Bytes held by the cache of recently served search pages (default 32 MiB; 0 turns it off). */
   searchCacheBytes?: number;
   /** Bytes held by the cache of event versions read (default 64 MiB; 0 turns it off). */
@@ -126,7 +129,6 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     this.reader = new VersionReader(kv, options.versionCacheBytes);
     this.genesis = new GenesisLevels(kv, (level) => this.registry.atLevel(level)?.record, {
       indexes: options.genesisIndexes,
-      awaitIndexBelow: options.awaitGenesisIndexBelow,
     });
     this.graphs = new TimelineGraphs(kv, () => this.versions, this.genesis);
   }
@@ -147,6 +149,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     }
     this.opened = true;
     for (const level of tombstones) this.track(this.clearLevel(level));
+    if (this.options.indexPrimaryAtOpen) {
+      for (const level of this.genesisLevels(this.readChain(this.live(PRIMARY_TIMELINE_ID)))) void this.genesis.indexSoon(level);
+    }
   }
 
   /** Timelines and version summaries into memory; returns the levels of deleted timelines not yet cleared. */

@@ -1,0 +1,47 @@
+// When a level's in-memory genesis index is built: on the level's first search, which waits for it whatever the
+// genesis size, or as the store opens, for primary, where the store is asked to (the server does).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LevelTimelineStore, type TimelineStore } from '../../src/store/index.ts';
+import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
+import { parseInstant } from '../../src/time/index.ts';
+import { openTempLevel } from './temp-store.ts';
+
+/** At and above 100 000 events a search used to read the stored index while the in-memory one was built. */
+const EVENTS = 100_000;
+
+const heldIndexBytes = (store: TimelineStore) => store.cacheCounts().find((counts) => counts.name === 'genesis_index')!.bytes;
+/** A built index of EVENTS events holds megabytes; one being built is held at a placeholder's byte. */
+const built = (store: TimelineStore) => heldIndexBytes(store) > EVENTS;
+
+test('a search waits for its genesis index; a store asked to builds primary\'s as it opens', async () => {
+  const { db, remove } = await openTempLevel('tms-index-build-');
+  try {
+    const loader = new LevelTimelineStore(db);
+    await loader.open();
+    assert.is(await loader.bulkLoad('primary', generateSyntheticEvents({ events: EVENTS, places: 100 })), EVENTS);
+    await loader.close();
+
+    const lazy = new LevelTimelineStore(db);
+    await lazy.open();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.is(heldIndexBytes(lazy), 0, 'no index before the first search');
+    const page = await lazy.search('primary', { words: ['place', '7'], start: parseInstant('1900-01-01T00:00:00Z'), pageSize: 10 });
+    assert.is(page.events.length, 10);
+    assert.ok(built(lazy), `built when the first search answers (${heldIndexBytes(lazy)} bytes held)`);
+    await lazy.close();
+
+    const eager = new LevelTimelineStore(db, { indexPrimaryAtOpen: true });
+    await eager.open();
+    const givesUpAt = Date.now() + 30_000;
+    while (!built(eager) && Date.now() < givesUpAt) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(built(eager), `built with no search (${heldIndexBytes(eager)} bytes held)`);
+    const again = await eager.search('primary', { words: ['place', '7'], start: parseInstant('1900-01-01T00:00:00Z'), pageSize: 10 });
+    assert.equal(again, page);
+    await eager.close();
+  } finally {
+    await remove();
+  }
+});
+
+test.run();
