@@ -420,8 +420,8 @@ connections (autocannon), ${Math.min(rounds, 2)} alternating rounds of ${shape.s
 
 ${sideTable}
 
-The in-memory genesis search index of the ${eventsText}-event timeline (built on the first search, in slices; the stored
-index answers meanwhile) held ${(indexBytes / 2 ** 20).toFixed(1)} MiB by the store's estimate: **${(indexBytes / events).toFixed(1)} bytes per event**
+The in-memory genesis search index of the ${eventsText}-event timeline (built in slices as the server opens the store;
+searches that come before wait for it) held ${(indexBytes / 2 ** 20).toFixed(1)} MiB by the store's estimate: **${(indexBytes / events).toFixed(1)} bytes per event**
 (the \`genesis_index\` cache, bounded at 160 MiB; \`tms_cache_bytes\` on /metrics).
 `;
 console.log(report);

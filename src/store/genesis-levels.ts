@@ -20,7 +20,7 @@ interface IndexEntry {
   /** The level's bulk loads when it was built: another makes it stale. */
   loads: number;
   built: Promise<GenesisIndex | undefined>;
-  /** Once built (undefined also where the level's instants are beyond an index's range). */
+  /** Once built; undefined also where the level's instants are beyond an index's range or the build failed. */
   index?: GenesisIndex;
 }
 
@@ -32,6 +32,8 @@ const INDEX_CACHE_BYTES = 160 * 1024 * 1024;
 export class GenesisLevels {
   private readonly snapshots = new MeteredCache<number, Promise<GenesisSnapshot>>('genesis_snapshot', SNAPSHOT_CACHE_BYTES);
   private readonly indexes = new MeteredCache<number, IndexEntry>('genesis_index', INDEX_CACHE_BYTES);
+  /** Levels whose index the cache cannot hold, with the genesis loads it was built for. */
+  private readonly oversized = new Map<number, number>();
 
   /** `recordAt`: the timeline record that owns a level now. */
   constructor(
@@ -62,28 +64,31 @@ export class GenesisLevels {
   }
 
   /**
-   * Starts building the level's search index if none is held, and resolves once it is built (or has failed:
-   * the search then reads the store's index). Searches wait rather than read the store's index meanwhile: such a
-   * read costs a search on a large genesis up to a hundred times what the index does, and under load those
-   * reads took the CPU the build needed (docs/performance.md, "Searches: waiting for the genesis index").
+   * Starts building the level's search index if none is held, and resolves once it is built. Searches wait rather
+   * than read the store's index meanwhile: such a read costs a search on a large genesis up to a hundred times what
+   * the index does, and under load those reads took the CPU the build needed (docs/performance.md, "Searches:
+   * waiting for the genesis index"). A level whose build failed, or whose index is larger than the cache's whole
+   * budget, is searched on the store's index until its genesis changes, without waiting.
    */
   indexSoon(level: number): Promise<void> | undefined {
     const record = this.recordAt(level);
     if (this.options.indexes === false || !record || record.loading || record.genesis_count === 0) return undefined;
+    const loads = record.genesis_loads ?? 0;
+    if (this.oversized.get(level) === loads) return undefined;
     let entry = this.indexes.get(level);
-    if (!entry || entry.loads !== (record.genesis_loads ?? 0)) {
-      const built = this.snapshot(level).then((snapshot) => runInSlices(buildGenesisIndex(snapshot)));
-      const building: IndexEntry = { loads: record.genesis_loads ?? 0, built };
-      // A build that fails is forgotten (setPending) and tried again by the next search; the store's index serves meanwhile.
-      built.then((index) => (building.index = index), () => undefined);
+    if (!entry || entry.loads !== loads) {
+      const built = this.snapshot(level)
+        .then((snapshot) => runInSlices(buildGenesisIndex(snapshot)))
+        .catch(() => undefined);
+      const building: IndexEntry = { loads, built };
+      void built.then((index) => {
+        building.index = index;
+        if (index && genesisIndexBytes(index) > INDEX_CACHE_BYTES) this.oversized.set(level, loads);
+      });
       this.indexes.setPending(level, building, built, (index) => (index ? genesisIndexBytes(index) : 1));
       entry = building;
     }
-    if (entry.index) return undefined;
-    return entry.built.then(
-      () => undefined,
-      () => undefined,
-    );
+    return entry.index ? undefined : entry.built.then(() => undefined);
   }
 
   /** The level's search index if one is built for its current genesis. */
@@ -95,11 +100,13 @@ export class GenesisLevels {
   forget(level: number): void {
     this.snapshots.delete(level);
     this.indexes.delete(level);
+    this.oversized.delete(level);
   }
 
   clear(): void {
     this.snapshots.clear();
     this.indexes.clear();
+    this.oversized.clear();
   }
 
   counts(): CacheCounts[] {

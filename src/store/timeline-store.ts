@@ -149,8 +149,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     }
     this.opened = true;
     for (const level of tombstones) this.track(this.clearLevel(level));
-    if (this.options.indexPrimaryAtOpen) {
-      for (const level of this.genesisLevels(this.readChain(this.live(PRIMARY_TIMELINE_ID)))) void this.genesis.indexSoon(level);
+    const primary = this.registry.live(PRIMARY_TIMELINE_ID);
+    if (this.options.indexPrimaryAtOpen && primary) {
+      for (const level of this.genesisLevels(this.readChain(primary))) void this.genesis.indexSoon(level);
     }
   }
 

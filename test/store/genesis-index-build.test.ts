@@ -3,6 +3,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LevelTimelineStore, type TimelineStore } from '../../src/store/index.ts';
+import { Tag, prefixEnd, tagKey } from '../../src/store/keys.ts';
+import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
 import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { openTempLevel } from './temp-store.ts';
@@ -39,6 +41,34 @@ test('a search waits for its genesis index; a store asked to builds primary\'s a
     const again = await eager.search('primary', { words: ['place', '7'], start: parseInstant('1900-01-01T00:00:00Z'), pageSize: 10 });
     assert.equal(again, page);
     await eager.close();
+  } finally {
+    await remove();
+  }
+});
+
+test('a level whose index cannot be built is searched on the store\'s index, without trying again each search', async () => {
+  const { db, remove } = await openTempLevel('tms-index-fail-');
+  try {
+    const loader = new LevelTimelineStore(db);
+    await loader.open();
+    await loader.bulkLoad('primary', generateSyntheticEvents({ events: 500, places: 10 }));
+    const query = { words: ['place', '3'], start: parseInstant('1900-01-01T00:00:00Z'), pageSize: 7 };
+    const expected = await loader.search('primary', query);
+    await loader.close();
+    // The genesis snapshot the index is built from, lost.
+    const entries = new KeyValueSpace(db, 't');
+    await entries.open();
+    await entries.clear({ gte: tagKey(Tag.snapshot), lt: prefixEnd(tagKey(Tag.snapshot)) });
+
+    const store = new LevelTimelineStore(db, { searchCacheBytes: 0 });
+    await store.open();
+    assert.equal(await store.search('primary', query), expected);
+    const afterFirst = store.cacheCounts().find((counts) => counts.name === 'genesis_snapshot')!;
+    assert.equal(await store.search('primary', query), expected);
+    const afterSecond = store.cacheCounts().find((counts) => counts.name === 'genesis_snapshot')!;
+    assert.is(afterSecond.misses, afterFirst.misses, 'the snapshot is not read again');
+    assert.is(heldIndexBytes(store), 1, 'no index held, only the failed build\'s mark');
+    await store.close();
   } finally {
     await remove();
   }
