@@ -14,6 +14,8 @@ import type { StoredTimeline } from './timeline-registry.ts';
 export interface GenesisLevelsOptions {
   /** False: no in-memory search indexes; searches read the store's index. */
   indexes?: boolean;
+  /** Bytes the cache of search indexes holds (default 160 MiB). */
+  indexCacheBytes?: number;
 }
 
 interface IndexEntry {
@@ -31,16 +33,20 @@ const INDEX_CACHE_BYTES = 160 * 1024 * 1024;
 
 export class GenesisLevels {
   private readonly snapshots = new MeteredCache<number, Promise<GenesisSnapshot>>('genesis_snapshot', SNAPSHOT_CACHE_BYTES);
-  private readonly indexes = new MeteredCache<number, IndexEntry>('genesis_index', INDEX_CACHE_BYTES);
-  /** Levels whose index the cache cannot hold, with the genesis loads it was built for. */
-  private readonly oversized = new Map<number, number>();
+  private readonly indexes: MeteredCache<number, IndexEntry>;
+  private readonly indexBudget: number;
+  /** Levels whose index has been built, for which genesis loads, and whether the cache could hold it. */
+  private readonly builtBefore = new Map<number, { loads: number; kept: boolean }>();
 
   /** `recordAt`: the timeline record that owns a level now. */
   constructor(
     private readonly kv: OrderedKeyValueStore,
     private readonly recordAt: (level: number) => StoredTimeline | undefined,
     private readonly options: GenesisLevelsOptions = {},
-  ) {}
+  ) {
+    this.indexBudget = options.indexCacheBytes ?? INDEX_CACHE_BYTES;
+    this.indexes = new MeteredCache('genesis_index', this.indexBudget);
+  }
 
   /** The level's genesis snapshot, read from its chunks the first time. */
   snapshot(level: number): Promise<GenesisSnapshot> {
@@ -64,17 +70,21 @@ export class GenesisLevels {
   }
 
   /**
-   * Starts building the level's search index if none is held, and resolves once it is built. Searches wait rather
-   * than read the store's index meanwhile: such a read costs a search on a large genesis up to a hundred times what
-   * the index does, and under load those reads took the CPU the build needed (docs/performance.md, "Searches:
-   * waiting for the genesis index"). A level whose build failed, or whose index is larger than the cache's whole
-   * budget, is searched on the store's index until its genesis changes, without waiting.
+   * Starts building the level's search index if none is held, and resolves once it is built. The first build
+   * of a level's genesis is waited for rather than read the store's index meanwhile: such a read costs a search on
+   * a large genesis up to a hundred times what the index does, and under load those reads took the CPU the build
+   * needed (docs/performance.md, "Searches: waiting for the genesis index"). A rebuild of an index the cache
+   * evicted is not waited for, so that levels taking turns in the cache do not make every search wait. A level
+   * whose build failed, or whose index is larger than the cache's whole budget, is searched on the store's index
+   * until its genesis changes.
    */
   indexSoon(level: number): Promise<void> | undefined {
     const record = this.recordAt(level);
     if (this.options.indexes === false || !record || record.loading || record.genesis_count === 0) return undefined;
     const loads = record.genesis_loads ?? 0;
-    if (this.oversized.get(level) === loads) return undefined;
+    const before = this.builtBefore.get(level);
+    const builtBefore = before?.loads === loads;
+    if (builtBefore && !before.kept) return undefined;
     let entry = this.indexes.get(level);
     if (!entry || entry.loads !== loads) {
       const built = this.snapshot(level)
@@ -83,12 +93,12 @@ export class GenesisLevels {
       const building: IndexEntry = { loads, built };
       void built.then((index) => {
         building.index = index;
-        if (index && genesisIndexBytes(index) > INDEX_CACHE_BYTES) this.oversized.set(level, loads);
+        if (index) this.builtBefore.set(level, { loads, kept: genesisIndexBytes(index) <= this.indexBudget });
       });
       this.indexes.setPending(level, building, built, (index) => (index ? genesisIndexBytes(index) : 1));
       entry = building;
     }
-    return entry.index ? undefined : entry.built.then(() => undefined);
+    return entry.index || builtBefore ? undefined : entry.built.then(() => undefined);
   }
 
   /** The level's search index if one is built for its current genesis. */
@@ -100,13 +110,13 @@ export class GenesisLevels {
   forget(level: number): void {
     this.snapshots.delete(level);
     this.indexes.delete(level);
-    this.oversized.delete(level);
+    this.builtBefore.delete(level);
   }
 
   clear(): void {
     this.snapshots.clear();
     this.indexes.clear();
-    this.oversized.clear();
+    this.builtBefore.clear();
   }
 
   counts(): CacheCounts[] {

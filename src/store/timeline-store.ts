@@ -60,6 +60,8 @@ export interface TimelineStoreOptions {
   searchCacheBytes?: number;
   /** Bytes held by the cache of event versions read (default 64 MiB; 0 turns it off). */
   versionCacheBytes?: number;
+  /** Bytes held by the cache of genesis search indexes (default 160 MiB: two of 10^6 events). */
+  genesisIndexCacheBytes?: number;
   /** How long deleted timelines' ranges wait, gathering the next deletions, before they are compacted (default 5 s). */
   freedCompactionDelayMs?: number;
 }
@@ -129,6 +131,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     this.reader = new VersionReader(kv, options.versionCacheBytes);
     this.genesis = new GenesisLevels(kv, (level) => this.registry.atLevel(level)?.record, {
       indexes: options.genesisIndexes,
+      indexCacheBytes: options.genesisIndexCacheBytes,
     });
     this.graphs = new TimelineGraphs(kv, () => this.versions, this.genesis);
   }

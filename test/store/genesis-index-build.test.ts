@@ -5,6 +5,10 @@ import * as assert from 'uvu/assert';
 import { LevelTimelineStore, type TimelineStore } from '../../src/store/index.ts';
 import { Tag, prefixEnd, tagKey } from '../../src/store/keys.ts';
 import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
+import { decodeRecord } from '../../src/store/event-codec.ts';
+import { GenesisLevels } from '../../src/store/genesis-levels.ts';
+import type { StoredTimeline } from '../../src/store/timeline-registry.ts';
+import type { GenesisEvent } from '../../src/store/types.ts';
 import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { openTempLevel } from './temp-store.ts';
@@ -68,6 +72,64 @@ test('a level whose index cannot be built is searched on the store\'s index, wit
     const afterSecond = store.cacheCounts().find((counts) => counts.name === 'genesis_snapshot')!;
     assert.is(afterSecond.misses, afterFirst.misses, 'the snapshot is not read again');
     assert.is(heldIndexBytes(store), 1, 'no index held, only the failed build\'s mark');
+    await store.close();
+  } finally {
+    await remove();
+  }
+});
+
+test('an index evicted for another level\'s is rebuilt without waiting; one larger than the budget is not built again', async () => {
+  const { db, remove } = await openTempLevel('tms-index-evict-');
+  try {
+    // Two leaf timelines with a genesis each, over an empty primary: each one's search needs its own index only.
+    const store = new LevelTimelineStore(db);
+    await store.open();
+    for (const name of ['a', 'b']) {
+      const leaf = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: name, variation: '', owner: 'u' });
+      const events = Array.from({ length: 2000 }, (_, i): GenesisEvent => ({
+        event_id: `${name}_${i}`,
+        description: `event ${i}`,
+        time: parseInstant(`19${String(10 + (i % 80))}-01-01T00:00:00Z`),
+        location: `Place ${i % 40}`,
+        causes: [],
+      }));
+      await store.bulkLoad(leaf.timeline_id, events);
+    }
+    const records = new Map<number, StoredTimeline>();
+    for (const [, value] of await store.entries.entries({ gte: tagKey(Tag.timeline), lt: prefixEnd(tagKey(Tag.timeline)) })) {
+      const record = decodeRecord<StoredTimeline>(value);
+      if (record.genesis_count > 0) records.set(record.level, record);
+    }
+    const [a, b] = [...records.keys()];
+    assert.ok(a !== undefined && b !== undefined, 'two genesis levels');
+    const snapshotReads = (levels: GenesisLevels) => levels.counts().find((counts) => counts.name === 'genesis_snapshot')!;
+
+    const probe = new GenesisLevels(store.entries, (level) => records.get(level));
+    await probe.indexSoon(a);
+    const oneIndex = probe.counts().find((counts) => counts.name === 'genesis_index')!.bytes;
+    assert.ok(oneIndex > 2000, `an index of 2000 events (${oneIndex} bytes)`);
+
+    const roomForOne = new GenesisLevels(store.entries, (level) => records.get(level), { indexCacheBytes: Math.floor(oneIndex * 1.5) });
+    const firstA = roomForOne.indexSoon(a);
+    assert.instance(firstA, Promise, 'a first build is waited for');
+    await firstA;
+    assert.ok(roomForOne.readyIndex(a));
+    await roomForOne.indexSoon(b);
+    assert.ok(roomForOne.readyIndex(b));
+    assert.is(roomForOne.readyIndex(a), undefined, 'evicted for b\'s');
+    assert.is(roomForOne.indexSoon(a), undefined, 'its rebuild is not waited for');
+    const givesUpAt = Date.now() + 10_000;
+    while (!roomForOne.readyIndex(a) && Date.now() < givesUpAt) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.ok(roomForOne.readyIndex(a), 'but it is rebuilt');
+
+    const roomForNone = new GenesisLevels(store.entries, (level) => records.get(level), { indexCacheBytes: Math.floor(oneIndex / 2) });
+    await roomForNone.indexSoon(a);
+    assert.is(roomForNone.readyIndex(a), undefined, 'too large to keep');
+    const reads = snapshotReads(roomForNone);
+    assert.is(roomForNone.indexSoon(a), undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(snapshotReads(roomForNone), reads, 'and not built again');
+    assert.is(roomForNone.readyIndex(a), undefined);
     await store.close();
   } finally {
     await remove();
