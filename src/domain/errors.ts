@@ -30,9 +30,15 @@ export interface ErrorDetail {
   debug: Record<string, unknown>;
 }
 
+/** The codes of the server's own failures, the only errors whose stack trace anyone reads. */
+const SERVER_FAULTS: ReadonlySet<ErrorCode> = new Set(['unknown', 'internal', 'data_loss']);
+
 /**
  * The one error type that domain code throws. Faces turn it into Connect error JSON (REST, Connect),
  * a gRPC status (gRPC) or a console message; nothing else about it differs between faces.
+ *
+ * Only a server fault captures a stack trace. A refusal (a bad field, a wrong key, a rate limit) is answered and
+ * never logged with a stack, and capturing one cost more than the rest of a refusal's work (docs/performance.md).
  */
 export class ApiError extends Error {
   constructor(
@@ -41,7 +47,10 @@ export class ApiError extends Error {
     readonly details: ErrorDetail[] = [],
     readonly reason?: ErrorReason,
   ) {
+    const stackFrames = Error.stackTraceLimit;
+    if (!SERVER_FAULTS.has(code)) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackFrames;
     this.name = 'ApiError';
   }
 }
