@@ -70,9 +70,9 @@ export class GenesisLevels {
   }
 
   /**
-   * Starts building the level's search index if none is held, and resolves once it is built. The first build
-   * of a level's genesis is waited for rather than read the store's index meanwhile: such a read costs a search on
-   * a large genesis up to a hundred times what the index does, and under load those reads took the CPU the build
+   * Starts building the level's search index if none is held, and resolves once it is built. A search waits for
+   * the first build for a level's genesis instead of reading the store's index meanwhile: such a read costs a search
+   * on a large genesis up to a hundred times what the index does, and under load those reads took the CPU the build
    * needed (docs/performance.md, "Searches: waiting for the genesis index"). A rebuild of an index the cache
    * evicted is not waited for, so that levels taking turns in the cache do not make every search wait. A level
    * whose build failed, or whose index is larger than the cache's whole budget, is searched on the store's index
@@ -83,8 +83,8 @@ export class GenesisLevels {
     if (this.options.indexes === false || !record || record.loading || record.genesis_count === 0) return undefined;
     const loads = record.genesis_loads ?? 0;
     const before = this.builtBefore.get(level);
-    const builtBefore = before?.loads === loads;
-    if (builtBefore && !before.kept) return undefined;
+    const rebuild = before?.loads === loads;
+    if (rebuild && !before.kept) return undefined;
     let entry = this.indexes.get(level);
     if (!entry || entry.loads !== loads) {
       const built = this.snapshot(level)
@@ -98,7 +98,7 @@ export class GenesisLevels {
       this.indexes.setPending(level, building, built, (index) => (index ? genesisIndexBytes(index) : 1));
       entry = building;
     }
-    return entry.index || builtBefore ? undefined : entry.built.then(() => undefined);
+    return entry.index || rebuild ? undefined : entry.built.then(() => undefined);
   }
 
   /** The level's search index if one is built for its current genesis. */
