@@ -33,9 +33,17 @@ interface Header {
 const MAGIC = 0x544d5347; // "TMSG"
 
 export function encodeSnapshot(snapshot: GenesisSnapshot): Buffer {
+  const [whole] = encodeSnapshotChunks(snapshot, Number.MAX_SAFE_INTEGER);
+  return whole!;
+}
+
+/**
+ * The snapshot's bytes cut into pieces of `chunkBytes` (the last one shorter), each made when the one before has
+ * been taken: a bulk load stores them as they come, so the whole encoding (42 MB at 10^6 events) is never held
+ * at once, at the moment the load's memory peaks.
+ */
+export function* encodeSnapshotChunks(snapshot: GenesisSnapshot, chunkBytes: number): Generator<Buffer, void, undefined> {
   const n = snapshot.ids.length;
-  // Ids are written straight into the output: joined first, they were a string and a Buffer of 14 MB each at
-  // 10^6 events, at the moment a bulk load's memory peaks.
   let idBytes = Math.max(0, n - 1);
   for (const id of snapshot.ids) idBytes += Buffer.byteLength(id, 'utf8');
   const header: Header = {
@@ -49,20 +57,89 @@ export function encodeSnapshot(snapshot: GenesisSnapshot): Buffer {
   const headerEnd = align8(8 + headerBytes.length);
   const parts: ArrayBufferView[] = [snapshot.seconds, snapshot.nanos, snapshot.place, snapshot.causeOffsets, snapshot.causeTargets];
   const body = parts.reduce((sum, part) => sum + part.byteLength, 0);
-  const out = Buffer.alloc(headerEnd + body + idBytes);
-  out.writeUInt32BE(MAGIC, 0);
-  out.writeUInt32BE(headerBytes.length, 4);
-  headerBytes.copy(out, 8);
-  let offset = headerEnd;
+  const out = new ChunkedWriter(headerEnd + body + idBytes, chunkBytes);
+  const start = Buffer.alloc(headerEnd);
+  start.writeUInt32BE(MAGIC, 0);
+  start.writeUInt32BE(headerBytes.length, 4);
+  headerBytes.copy(start, 8);
+  out.bytes(start);
+  yield* out.filled();
   for (const part of parts) {
-    out.set(new Uint8Array(part.buffer, part.byteOffset, part.byteLength), offset);
-    offset += part.byteLength;
+    out.bytes(new Uint8Array(part.buffer, part.byteOffset, part.byteLength));
+    yield* out.filled();
   }
   for (let i = 0; i < n; i++) {
-    if (i > 0) out[offset++] = 0x0a;
-    offset += out.write(snapshot.ids[i]!, offset, 'utf8');
+    if (i > 0) out.bytes(NEWLINE);
+    out.text(snapshot.ids[i]!);
+    if (out.hasFilled) yield* out.filled();
   }
-  return out;
+  out.end();
+  yield* out.filled();
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/** Writes a known number of bytes into chunks of a fixed size, handing out each chunk once it is full. */
+class ChunkedWriter {
+  private chunk: Buffer | undefined;
+  private at = 0;
+  private unallocated: number;
+  private readonly full: Buffer[] = [];
+
+  constructor(
+    total: number,
+    private readonly chunkBytes: number,
+  ) {
+    this.unallocated = total;
+  }
+
+  get hasFilled(): boolean {
+    return this.full.length > 0;
+  }
+
+  *filled(): Generator<Buffer, void, undefined> {
+    while (this.full.length > 0) yield this.full.shift()!;
+  }
+
+  bytes(source: Uint8Array): void {
+    for (let from = 0; from < source.length; ) {
+      const chunk = this.current();
+      const take = Math.min(source.length - from, chunk.length - this.at);
+      chunk.set(source.subarray(from, from + take), this.at);
+      from += take;
+      this.advance(take);
+    }
+  }
+
+  end(): void {
+    if (this.chunk || this.unallocated > 0) throw new Error('genesis snapshot: fewer bytes than counted');
+  }
+
+  /** Straight into the chunk where it surely fits (3 bytes a UTF-16 unit at most), through a copy where it may not. */
+  text(value: string): void {
+    const chunk = this.current();
+    if (chunk.length - this.at >= value.length * 3) this.advance(chunk.write(value, this.at, 'utf8'));
+    else this.bytes(Buffer.from(value, 'utf8'));
+  }
+
+  private current(): Buffer {
+    if (!this.chunk) {
+      const size = Math.min(this.chunkBytes, this.unallocated);
+      if (size === 0) throw new Error('genesis snapshot: more bytes than counted');
+      this.unallocated -= size;
+      this.chunk = Buffer.allocUnsafe(size);
+      this.at = 0;
+    }
+    return this.chunk;
+  }
+
+  private advance(count: number): void {
+    this.at += count;
+    if (this.at === this.chunk!.length) {
+      this.full.push(this.chunk!);
+      this.chunk = undefined;
+    }
+  }
 }
 
 export function decodeSnapshot(bytes: Buffer): GenesisSnapshot {

@@ -15,7 +15,7 @@ import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } f
 import { EventCounts } from './event-counts.ts';
 import { GenesisLevels } from './genesis-levels.ts';
 import { encodeTimeEntry } from './genesis-time-entry.ts';
-import { encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
+import { encodeSnapshotChunks, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
 import { checkId, newEventId, newTimelineId } from './ids.ts';
 import {
   chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
@@ -909,8 +909,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   /**
    * Writes the snapshot, the genesis count and clears `loading`, with `ops`, in one synced batch. A level's
-   * first snapshot goes ahead of it, a chunk per batch: nothing reads a chunk the record does not count, and
-   * LevelDB would otherwise hold the whole snapshot twice over (write batch and memtable) at the load's peak.
+   * first snapshot goes ahead of it, a chunk per batch, each encoded once the one before is written: nothing
+   * reads a chunk the record does not count, and the whole snapshot is never held at once, nor twice over by
+   * LevelDB (write batch and memtable), at the load's peak.
    */
   private async finishGenesis(
     state: TimelineState,
@@ -919,15 +920,14 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     ops: PutOp[],
   ): Promise<void> {
     const { level } = state.record;
-    const bytes = encodeSnapshot(snapshot);
-    const chunks = Math.ceil(bytes.length / SNAPSHOT_CHUNK_BYTES);
-    const chunkPuts = Array.from({ length: chunks }, (_, i): PutOp => ({
-      type: 'put',
-      key: chunkKey(level, i),
-      value: bytes.subarray(i * SNAPSHOT_CHUNK_BYTES, (i + 1) * SNAPSHOT_CHUNK_BYTES),
-    }));
     const ahead = state.record.snapshot_chunks === 0;
-    if (ahead) for (const put of chunkPuts) await this.writeLoadBatch([put]);
+    const chunkPuts: PutOp[] = [];
+    let chunks = 0;
+    for (const bytes of encodeSnapshotChunks(snapshot, SNAPSHOT_CHUNK_BYTES)) {
+      const put: PutOp = { type: 'put', key: chunkKey(level, chunks++), value: bytes };
+      if (ahead) await this.writeLoadBatch([put]);
+      else chunkPuts.push(put);
+    }
     await this.commit(async () => {
       // As every node's commits left it: others may have changed the record (its stability) meanwhile.
       const current = this.registry.atLevel(level) ?? state;

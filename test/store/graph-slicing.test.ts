@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CausalGraph } from '../../src/analysis/causal-graph.ts';
 import { buildCausalGraph, buildCausalGraphInSlices, concatSnapshots, withRoom } from '../../src/store/causal-graph-builder.ts';
-import { decodeSnapshot, decodeSnapshotInSlices, encodeSnapshot, GenesisAccumulator, type GenesisSnapshot } from '../../src/store/genesis-snapshot.ts';
+import { decodeSnapshot, decodeSnapshotInSlices, encodeSnapshot, encodeSnapshotChunks, GenesisAccumulator, type GenesisSnapshot } from '../../src/store/genesis-snapshot.ts';
 import type { EventRecord } from '../../src/store/types.ts';
 import { seededRandom } from '../analysis/random-graph.ts';
 
@@ -47,6 +47,19 @@ decoding('chunks cut anywhere (inside numbers and multi-byte ids) decode to the 
   }
   const empty = new GenesisAccumulator().build();
   assert.equal(await decodeSnapshotInSlices(cutAnywhere(encodeSnapshot(empty), [3])), empty);
+});
+
+decoding('encoded a chunk at a time, it is the same bytes cut at the chunk size', async () => {
+  const original = snapshotOf(3000, 11);
+  const bytes = encodeSnapshot(original);
+  for (const size of [1, 7, 4096, 65_537, bytes.length - 1, bytes.length, bytes.length + 1]) {
+    const chunks = [...encodeSnapshotChunks(original, size)];
+    assert.equal(chunks.map((chunk) => chunk.length), cutAnywhere(bytes, [size]).map((chunk) => chunk.length), `chunk size ${size}`);
+    assert.ok(Buffer.concat(chunks).equals(bytes), `chunk size ${size}: the same bytes`);
+  }
+  assert.equal(await decodeSnapshotInSlices([...encodeSnapshotChunks(original, 4096)]), original);
+  const empty = new GenesisAccumulator().build();
+  assert.equal(decodeSnapshot(Buffer.concat([...encodeSnapshotChunks(empty, 5)])), empty);
 });
 
 decoding('a truncated snapshot is refused, not decoded short', async () => {
