@@ -103,6 +103,38 @@ for (const backend of testBackends) {
   });
 }
 
+for (const backend of testBackends) {
+  test(`${backend.name}: a load whose source fails part-way fails once its batches are written, and the next open finishes them`, async () => {
+    const place = await backend.newPlace();
+    try {
+      function* source() {
+        for (let i = 0; i < 130; i++) {
+          yield { event_id: `s${i}`, description: 'e', time: parseInstant(`1${String(100 + i).padStart(3, '0')}-01-01T00:00:00Z`), location: 'Lima', causes: [] };
+        }
+        throw new Error('the source broke');
+      }
+      let storage = await place.open();
+      let written = 0;
+      try {
+        await storage.timelines.bulkLoad('primary', source(), { batchSize: 40, onProgress: (count) => (written = count) });
+        assert.unreachable('the load succeeded');
+      } catch (error) {
+        assert.is((error as Error).message, 'the source broke');
+      }
+      assert.is(written, 120, 'every batch handed to the store was written before the load failed');
+      await storage.close();
+      storage = await place.open();
+      try {
+        assert.is((await storage.timelines.getTimeline('primary'))!.event_count, 120);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      await place.remove();
+    }
+  });
+}
+
 test('leveldb: the store keeps to its sublevel and works with a utf8 root', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-recovery-'));
   try {
