@@ -45,6 +45,11 @@ test('a search waits for its genesis index; a store asked to builds primary\'s a
     const again = await eager.search('primary', { words: ['place', '7'], start: parseInstant('1900-01-01T00:00:00Z'), pageSize: 10 });
     assert.equal(again, page);
     await eager.close();
+
+    const closedAtOnce = new LevelTimelineStore(db, { indexPrimaryAtOpen: true });
+    await closedAtOnce.open();
+    await closedAtOnce.close();
+    assert.ok(built(closedAtOnce), `close waits for the build begun at open (${heldIndexBytes(closedAtOnce)} bytes held)`);
   } finally {
     await remove();
   }
