@@ -33,7 +33,7 @@ interface Header {
 const MAGIC = 0x544d5347; // "TMSG"
 
 export function encodeSnapshot(snapshot: GenesisSnapshot): Buffer {
-  const [whole] = encodeSnapshotChunks(snapshot, Number.MAX_SAFE_INTEGER);
+  const [whole] = [...encodeSnapshotChunks(snapshot, Number.MAX_SAFE_INTEGER)];
   return whole!;
 }
 
@@ -117,6 +117,7 @@ class ChunkedWriter {
 
   /** Straight into the chunk where it surely fits (3 bytes a UTF-16 unit at most), through a copy where it may not. */
   text(value: string): void {
+    if (value === '') return;
     const chunk = this.current();
     if (chunk.length - this.at >= value.length * 3) this.advance(chunk.write(value, this.at, 'utf8'));
     else this.bytes(Buffer.from(value, 'utf8'));
