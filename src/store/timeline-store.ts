@@ -27,7 +27,7 @@ import { LocalCommitLog, type CommitLog } from './commit-log.ts';
 import { decodeNote, encodeNote, type ChangeNote } from './change-note.ts';
 import { AnchorIndex, type AnchorChange } from './anchor-index.ts';
 import { FreshCheck } from './fresh-check.ts';
-import { decodeCursor, encodeCursor, queryFingerprint } from './page-cursor.ts';
+import { decodeCursor, encodeCursor } from './page-cursor.ts';
 import { SearchPageCache } from './search-cache.ts';
 import type { CacheCounts } from './metered-cache.ts';
 import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from './timeline-registry.ts';
@@ -596,9 +596,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const words = [...new Set(locationWords(wordText))].sort();
     const startKey = query.start && encodeInstantKey(query.start);
     const endKey = query.end && encodeInstantKey(query.end);
-    // Only a page token needs it: a search that takes none and gives none (one page) skips the hash.
-    const fingerprint = query.cursor ? searchFingerprint(timelineId, words, startKey, endKey) : undefined;
-    const after = query.cursor ? decodeCursor(query.cursor, fingerprint!) : undefined;
+    const identity = { timelineId, words, startKey, endKey };
+    const after = query.cursor ? decodeCursor(query.cursor, identity) : undefined;
     if (startKey && endKey && Buffer.compare(startKey, endKey) > 0) return { events: [] };
     const genesisLevels = this.genesisLevels(chain);
     await Promise.all(genesisLevels.map((level) => this.genesis.indexSoon(level)));
@@ -615,7 +614,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       genesisIndex: (level) => indexes.get(level),
     });
     const page: SearchPage = { events: Object.freeze(result.events) as EventRecord[] };
-    if (result.nextAfter) page.nextCursor = encodeCursor(fingerprint ?? searchFingerprint(timelineId, words, startKey, endKey), result.nextAfter);
+    if (result.nextAfter) page.nextCursor = encodeCursor(identity, result.nextAfter);
     this.searchCache.set(cacheKey, Object.freeze(page));
     return page;
   }
@@ -1060,6 +1059,3 @@ const inFlightKey = (level: number, eventId: string, lsn: number): string => `${
 /** An instant as a cache-key part: exact to the nanosecond, and the same however it was written. */
 const instantText = (instant: Instant | undefined): string => (instant ? `${instant.seconds}.${instant.nanos}` : '');
 
-/** What a search's page tokens carry to tie them to its query: the timeline, the words and the time range. */
-const searchFingerprint = (timelineId: string, words: string[], startKey: Uint8Array | undefined, endKey: Uint8Array | undefined): Buffer =>
-  queryFingerprint([timelineId, words, startKey ? Buffer.from(startKey).toString('hex') : '', endKey ? Buffer.from(endKey).toString('hex') : '']);

@@ -10,7 +10,7 @@ import { LocalCommitLog } from '../../src/store/commit-log.ts';
 import { decodeNote, encodeNote } from '../../src/store/change-note.ts';
 import { FreshCheck } from '../../src/store/fresh-check.ts';
 import type { OrderedKeyValueStore } from '../../src/store/ordered-kv.ts';
-import { BadCursorError, decodeCursor, encodeCursor, queryFingerprint } from '../../src/store/page-cursor.ts';
+import { BadCursorError, decodeCursor, encodeCursor } from '../../src/store/page-cursor.ts';
 import { VersionIndex } from '../../src/store/version-index.ts';
 import { WriterQueues } from '../../src/store/writer-queues.ts';
 import { encodeInstantKey, parseInstant } from '../../src/time/index.ts';
@@ -45,15 +45,39 @@ keys.run();
 
 const cursor = suite('page cursor');
 cursor('round-trips and is bound to its query', () => {
-  const fingerprint = queryFingerprint(['primary', ['paris'], '', '']);
+  const paris = { timelineId: 'primary', words: ['paris'] };
   const sortKey = Buffer.concat([Buffer.alloc(12, 1), Buffer.from('evt_x')]);
-  const token = encodeCursor(fingerprint, sortKey);
+  const token = encodeCursor(paris, sortKey);
   assert.match(token, /^[A-Za-z0-9_-]+$/);
-  assert.equal(decodeCursor(token, fingerprint), sortKey);
-  const other = queryFingerprint(['primary', ['rome'], '', '']);
-  assert.throws(() => decodeCursor(token, other), (error: Error) => error instanceof BadCursorError && /^belongs to a different query/.test(error.message));
-  assert.throws(() => decodeCursor('!!', fingerprint), (error: Error) => error instanceof BadCursorError && error.message === 'not a page token of this service');
-  assert.throws(() => decodeCursor(token.slice(0, 10), fingerprint), (error: Error) => error instanceof BadCursorError && error.message === 'not a page token of this service');
+  assert.equal(decodeCursor(token, { ...paris }), sortKey);
+  const differentQuery = /^belongs to a different query/;
+  const start = Buffer.alloc(12, 2);
+  for (const other of [
+    { timelineId: 'primary', words: ['rome'] },
+    { timelineId: 'tl_other', words: ['paris'] },
+    { timelineId: 'primary', words: ['paris', 'texas'] },
+    { timelineId: 'primary', words: ['pa', 'ris'] },
+    { ...paris, startKey: start },
+    { ...paris, endKey: start },
+  ]) {
+    assert.throws(() => decodeCursor(token, other), (error: Error) => error instanceof BadCursorError && differentQuery.test(error.message), JSON.stringify(other));
+  }
+  const ranged = { ...paris, startKey: start };
+  assert.throws(() => decodeCursor(encodeCursor(ranged, sortKey), { ...paris, endKey: start }), (error: Error) => differentQuery.test(error.message));
+  assert.throws(() => decodeCursor('!!', paris), (error: Error) => error instanceof BadCursorError && error.message === 'not a page token of this service');
+  assert.throws(() => decodeCursor(token.slice(0, 10), paris), (error: Error) => error instanceof BadCursorError && error.message === 'not a page token of this service');
+  const unknownVersion = Buffer.from(token, 'base64url');
+  unknownVersion[0] = 3;
+  assert.throws(() => decodeCursor(unknownVersion.toString('base64url'), paris), (error: Error) => error.message === 'not a page token of this service');
+});
+cursor('a token of the version before (a SHA-256 fingerprint) is still taken, and still bound to its query', () => {
+  const sortKey = Buffer.concat([Buffer.alloc(12, 1), Buffer.from('evt_x')]);
+  const start = Buffer.alloc(12, 2);
+  // Version 1: SHA-256 of the JSON of [timeline, words, start key hex, end key hex], its first 8 bytes.
+  const shaFingerprint = createHash('sha256').update(JSON.stringify(['primary', ['paris'], start.toString('hex'), ''])).digest().subarray(0, 8);
+  const versionOne = Buffer.concat([Buffer.from([1]), shaFingerprint, sortKey]).toString('base64url');
+  assert.equal(decodeCursor(versionOne, { timelineId: 'primary', words: ['paris'], startKey: start }), sortKey);
+  assert.throws(() => decodeCursor(versionOne, { timelineId: 'primary', words: ['paris'] }), (error: Error) => /^belongs to a different query/.test(error.message));
 });
 cursor.run();
 
