@@ -19,8 +19,8 @@ const FNV_PRIME = 0x01000193;
 
 /**
  * FNV-1a in two 32-bit lanes over the search's parts, each part length-prefixed. It tells one query's tokens
- * from another's; like the SHA-256 before it, it is no secret, and costs a small part of what SHA-256 did
- * under load (docs/performance.md, "Page tokens: a cheaper fingerprint").
+ * from another's; like the SHA-256 before it, it is no secret, and a search spends less on it
+ * (docs/performance.md, "Page tokens: a cheaper fingerprint").
  */
 function fingerprint(search: SearchIdentity): Buffer {
   let low = 0x811c9dc5;
