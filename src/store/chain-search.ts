@@ -117,9 +117,14 @@ async function pickCandidates(
     }
     if (items.length > 0) streams.push(new ListStream(items.sort((a, b) => Buffer.compare(a.key, b.key))));
   };
-  /** Genesis events with versions on their own level are that level's versions: only the untouched ones are genesis. */
-  const untouched = (link: ChainLink, depth: number, eventId: string): boolean =>
-    versions.list(link.level, eventId) === undefined && !view.shadowed(depth, eventId);
+  /**
+   * Genesis events with versions on their own level are that level's versions: only the untouched ones are genesis.
+   * A genesis marker alone (LSN 0) is not a change: the event is still its genesis version.
+   */
+  const untouched = (link: ChainLink, depth: number, eventId: string): boolean => {
+    const list = versions.list(link.level, eventId);
+    return (list === undefined || (list.length === 1 && list[0]!.lsn === 0)) && !view.shadowed(depth, eventId);
+  };
 
   try {
     chain.forEach((link, depth) => {

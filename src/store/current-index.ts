@@ -1,6 +1,6 @@
 /**
  * One level's search index of the versions written above genesis, in memory: the newest version of each
- * event that happens, in (time, event id) order, as a whole and per location word. Kept by the version
+ * event that happens, in (time, event id) order, as a whole and per location word (genesis markers left out). Kept by the version
  * index as versions come and go, so a search reads a range of a B+ tree instead of the store.
  *
  * Keys are the store's sort keys (time key, then UTF-8 id) as latin1 text: one character per byte, so
@@ -26,12 +26,15 @@ export const sortTextBytes = (text: string): Buffer => Buffer.from(text, 'latin1
 /** The time part of sort-key text. */
 export const timeText = (text: string): string => text.slice(0, INSTANT_KEY_BYTES);
 
+/** A genesis marker (LSN 0) stands for the event in the level's genesis index, which a search walks instead. */
+const indexed = (info: VersionInfo): boolean => info.happens && info.lsn > 0;
+
 export class CurrentIndex {
   private readonly all: Tree = new BTree<string, string>();
   private readonly byWord = new Map<string, Tree>();
 
   add(eventId: string, info: VersionInfo): void {
-    if (!info.happens) return;
+    if (!indexed(info)) return;
     const key = sortText(info.timeKey, eventId);
     this.all.set(key, eventId);
     for (const word of new Set(info.words)) {
@@ -42,7 +45,7 @@ export class CurrentIndex {
   }
 
   delete(eventId: string, info: VersionInfo): void {
-    if (!info.happens) return;
+    if (!indexed(info)) return;
     const key = sortText(info.timeKey, eventId);
     this.all.delete(key);
     for (const word of new Set(info.words)) {

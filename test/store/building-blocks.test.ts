@@ -213,6 +213,20 @@ memory('version lists stay ordered and changedAfter finds later changes', () => 
   assert.equal(index.list(1, 'e')!.map((v) => v.lsn), [0, 5]);
   assert.is(index.maxLsn(), 9);
 });
+memory("a genesis marker stays out of its level's search index; the versions above it go in and out", () => {
+  const index = new VersionIndex();
+  const info = (lsn: number) => ({ lsn, happens: true, timeKey: new Uint8Array(12), words: ['oslo', 'norway'] });
+  index.add(1, 'e', info(0));
+  assert.ok(index.hasMarker(1, 'e'));
+  assert.is(index.current(1)!.count(), 0);
+  assert.is(index.current(1)!.count('oslo'), 0);
+  const change = info(7);
+  index.add(1, 'e', change);
+  assert.equal([...index.current(1)!.from('oslo', '')].map(([, id]) => id), ['e']);
+  index.remove(1, 'e', change);
+  assert.is(index.current(1)!.count(), 0, 'the marker is the newest again, and it is not indexed');
+  assert.is(index.current(1)!.count('norway'), 0);
+});
 memory('the events made from an event are found on the chain, down the line, and a removed version takes its link along', () => {
   const index = new VersionIndex();
   const made = (lsn: number, supersedes: string) => ({ lsn, happens: true, timeKey: new Uint8Array(12), words: [], supersedes });
