@@ -108,7 +108,8 @@ async function pickCandidates(
     const items: Candidate[] = [];
     for (const eventId of eventIds) {
       const version = visibleVersion(versions.list(link.level, eventId), link.cap);
-      if (!version?.happens) continue;
+      // A genesis marker as of the cap: the genesis stream has the event.
+      if (!version?.happens || version.lsn === 0) continue;
       const key = sortKey(version.timeKey, eventId);
       if (!inRange(key, query)) continue;
       if (!query.words.every((word) => version.words.includes(word))) continue;
@@ -118,13 +119,12 @@ async function pickCandidates(
     if (items.length > 0) streams.push(new ListStream(items.sort((a, b) => Buffer.compare(a.key, b.key))));
   };
   /**
-   * Genesis events with versions on their own level are that level's versions: only the untouched ones are genesis.
-   * A genesis marker alone (LSN 0) is not a change: the event is still its genesis version.
+   * Genesis events with versions on their own level up to its cap are that level's versions: only the untouched
+   * ones are genesis. A genesis marker (LSN 0) is not a change, and neither is a version above the cap: one
+   * written while this search awaits the store is not in the other streams either.
    */
-  const untouched = (link: ChainLink, depth: number, eventId: string): boolean => {
-    const list = versions.list(link.level, eventId);
-    return (list === undefined || (list.length === 1 && list[0]!.lsn === 0)) && !view.shadowed(depth, eventId);
-  };
+  const untouched = (link: ChainLink, depth: number, eventId: string): boolean =>
+    (visibleVersion(versions.list(link.level, eventId), link.cap)?.lsn ?? 0) === 0 && !view.shadowed(depth, eventId);
 
   try {
     chain.forEach((link, depth) => {

@@ -26,7 +26,7 @@ export const sortTextBytes = (text: string): Buffer => Buffer.from(text, 'latin1
 /** The time part of sort-key text. */
 export const timeText = (text: string): string => text.slice(0, INSTANT_KEY_BYTES);
 
-/** A genesis marker (LSN 0) stands for the event in the level's genesis index, which a search walks instead. */
+/** A genesis marker (LSN 0) stands for the event's genesis version, which a search finds in the level's genesis stream. */
 const indexed = (info: VersionInfo): boolean => info.happens && info.lsn > 0;
 
 export class CurrentIndex {

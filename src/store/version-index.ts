@@ -19,7 +19,7 @@ interface LevelVersions {
   byEvent: Map<string, VersionInfo[]>;
   /** (lsn, event) of every version above 0, ascending: writes to one level are serialised. */
   log: { lsn: number; eventId: string }[];
-  /** The newest version of each event here, when it happens, in search order. */
+  /** The newest version of each event here, when it happens and is not a genesis marker, in search order. */
   current: CurrentIndex;
   /** For each event, the events with a version here made from it (`supersedes`). */
   successors: Map<string, string[]>;

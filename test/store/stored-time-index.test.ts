@@ -11,6 +11,10 @@ import { locationWords, type GenesisEvent, type TimelineStore } from '../../src/
 import type { OrderedKeyValueStore, WriteOp } from '../../src/store/ordered-kv.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { testBackends, type TestPlace } from '../support/backends.ts';
+import { openTempLevel } from './temp-store.ts';
+import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
+import { CopyOnWriteTimelineStore } from '../../src/store/timeline-store.ts';
+import type { SnapshotReads } from '../../src/store/ordered-kv.ts';
 
 const PLACES = ['Oslo, Norway', 'Bergen, Norway', 'Rome, Italy', 'São Paulo, Brazil', ''];
 const genesis: GenesisEvent[] = Array.from({ length: 120 }, (_, i) => ({
@@ -127,5 +131,60 @@ for (const backend of testBackends) {
     }
   });
 }
+
+test('a search of the stored index finds an event as it stood when the search began, though its timeline changes it meanwhile', async () => {
+  const { db, remove } = await openTempLevel('tms-stored-index-race-');
+  try {
+    const space = new KeyValueSpace(db, 't');
+    let paused: (() => void) | undefined;
+    let resume: () => void = () => undefined;
+    // The search's first read of the stored index waits until the test lets it go.
+    const held: OrderedKeyValueStore = Object.assign(Object.create(space) as OrderedKeyValueStore, {
+      snapshot: <T>(work: (reads: SnapshotReads) => Promise<T>) =>
+        space.snapshot((reads) =>
+          work({
+            reader: (range) => {
+              const reader = reads.reader(range);
+              return {
+                next: async (count: number) => {
+                  if (paused) {
+                    const reached = paused;
+                    paused = undefined;
+                    await new Promise<void>((go) => {
+                      resume = go;
+                      reached();
+                    });
+                  }
+                  return reader.next(count);
+                },
+                close: () => reader.close(),
+              };
+            },
+          }),
+        ),
+    });
+    const store = new CopyOnWriteTimelineStore(held, { genesisIndexes: false, searchCacheBytes: 0 });
+    await store.open();
+    const events = genesis.filter((event) => event.location === 'Rome, Italy');
+    await store.bulkLoad('primary', events);
+    const before = (await store.search('primary', { words: ['rome'], pageSize: 5 })).events.map((event) => event.event_id);
+    const target = before[2]!;
+
+    const reading = new Promise<void>((reached) => (paused = reached));
+    const searching = store.search('primary', { words: ['rome'], pageSize: 5 });
+    await reading;
+    await store.manipulate('primary', target, { description: 'changed meanwhile', changes: [] }, 'tester');
+    resume();
+    const page = await searching;
+
+    assert.equal(page.events.map((event) => event.event_id), before, 'the page as primary stood when the search began');
+    assert.is(page.events[2]!.description, events.find((event) => event.event_id === target)!.description);
+    const after = (await store.search('primary', { words: ['rome'], pageSize: 5 })).events.map((event) => event.event_id);
+    assert.not.ok(after.includes(target), 'a search begun after the change no longer finds the original');
+    await store.close();
+  } finally {
+    await remove();
+  }
+});
 
 test.run();
