@@ -120,28 +120,31 @@ async function pickCandidates(
   };
   /**
    * Genesis events with versions on their own level up to its cap are that level's versions: only the untouched
-   * ones are genesis. A genesis marker (LSN 0) is not a change, and neither is a version above the cap: one
-   * written while this search awaits the store is not in the other streams either.
+   * ones are genesis. A genesis marker (LSN 0) is not a change, and neither is a version above the cap.
    */
   const untouched = (link: ChainLink, depth: number, eventId: string): boolean =>
     (visibleVersion(versions.list(link.level, eventId), link.cap)?.lsn ?? 0) === 0 && !view.shadowed(depth, eventId);
 
+  // Reading the stored index awaits the store, and writes may change memory meanwhile: every stream then answers
+  // for memory as it stood when the search began (a copy of the index tree, the changes after each cap as of now).
+  const stable = reads !== undefined;
   try {
     chain.forEach((link, depth) => {
       const { level, cap } = link;
+      const changed = versions.changedAfter(level, cap);
       const current = versions.current(level);
       if (current && current.count() > 0) {
         streams.push(
-          new CurrentStream(current, driver, lowestText, after !== undefined, endText, level, (eventId) => {
-            const list = versions.list(level, eventId)!;
-            const newest = list[list.length - 1]!;
+          new CurrentStream(current.from(driver, lowestText, stable), lowestText, after !== undefined, endText, level, (eventId) => {
             // Changed after the cap: the as-of-cap version comes from `fromMemory` below.
-            if (newest.lsn > cap || view.hidden(depth, eventId, newest) || !hasOtherWords(newest.words)) return undefined;
-            return newest.lsn;
+            if (changed.has(eventId)) return undefined;
+            const version = visibleVersion(versions.list(level, eventId), cap);
+            if (!version || view.hidden(depth, eventId, version) || !hasOtherWords(version.words)) return undefined;
+            return version.lsn;
           }),
         );
       }
-      fromMemory(link, depth, versions.changedAfter(level, cap));
+      fromMemory(link, depth, changed);
       if (!query.hasGenesis(level)) return;
 
       const index = query.genesisIndex(level);

@@ -56,10 +56,14 @@ export class CurrentIndex {
     }
   }
 
-  /** (sort-key text, event id) from `lowest` on, of every event or of those at a place with `word`. */
-  from(word: string | undefined, lowest: string): IterableIterator<[string, string]> {
+  /**
+   * (sort-key text, event id) from `lowest` on, of every event or of those at a place with `word`. `stable`: of the
+   * index as it is now, whatever changes while the caller iterates (a copy-on-write clone of the tree).
+   */
+  from(word: string | undefined, lowest: string, stable = false): IterableIterator<[string, string]> {
     const tree = word === undefined ? this.all : this.byWord.get(word);
-    return tree ? tree.entries(lowest) : [][Symbol.iterator]();
+    if (!tree) return [][Symbol.iterator]();
+    return (stable ? tree.clone() : tree).entries(lowest);
   }
 
   count(word?: string): number {

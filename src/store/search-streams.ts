@@ -5,7 +5,7 @@
  * (time, event id) order; `accept` drops those the chain does not see.
  */
 import { INSTANT_KEY_BYTES } from '../time/index.ts';
-import { sortTextBytes, timeText, type CurrentIndex } from './current-index.ts';
+import { sortTextBytes, timeText } from './current-index.ts';
 import type { EntryReader } from './ordered-kv.ts';
 import { decodeTimeEntry } from './genesis-time-entry.ts';
 import { firstInRange, pastEnd, type GenesisIndex, type IndexBound, type PlaceFilter, type SearchPositions } from './genesis-index.ts';
@@ -145,22 +145,18 @@ class GenesisCandidate implements Candidate {
 
 /** The newest versions above genesis of one level, from its in-memory index. */
 export class CurrentStream implements Stream {
-  private readonly entries: IterableIterator<[string, string]>;
   private head: Candidate | undefined;
   private done = false;
 
-  /** `lowest`: sort-key text to start at; `strict`: an entry equal to it is left out. */
+  /** `entries`: the index from `lowest` (sort-key text) on; `strict`: an entry equal to `lowest` is left out. */
   constructor(
-    current: CurrentIndex,
-    word: string | undefined,
+    private readonly entries: IterableIterator<[string, string]>,
     private readonly lowest: string,
     private readonly strict: boolean,
     private readonly endTime: string | undefined,
     private readonly level: number,
     private readonly accept: (eventId: string) => number | undefined,
-  ) {
-    this.entries = current.from(word, lowest);
-  }
+  ) {}
 
   peek(): Candidate | undefined {
     while (!this.head && !this.done) {

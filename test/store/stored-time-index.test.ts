@@ -132,13 +132,15 @@ for (const backend of testBackends) {
   });
 }
 
-test('a search of the stored index finds an event as it stood when the search began, though its timeline changes it meanwhile', async () => {
+/**
+ * A store over a temp LevelDB that searches genesis through the stored index, whose next search pauses at its first
+ * read of that index while `meanwhile` runs: the search must answer for the store as it stood when it began.
+ */
+async function withPausedSearch(run: (store: CopyOnWriteTimelineStore, pausedSearch: (meanwhile: () => Promise<unknown>) => Promise<string[]>) => Promise<void>): Promise<void> {
   const { db, remove } = await openTempLevel('tms-stored-index-race-');
   try {
     const space = new KeyValueSpace(db, 't');
-    let paused: (() => void) | undefined;
-    let resume: () => void = () => undefined;
-    // The search's first read of the stored index waits until the test lets it go.
+    let paused: (() => Promise<void>) | undefined;
     const held: OrderedKeyValueStore = Object.assign(Object.create(space) as OrderedKeyValueStore, {
       snapshot: <T>(work: (reads: SnapshotReads) => Promise<T>) =>
         space.snapshot((reads) =>
@@ -147,14 +149,9 @@ test('a search of the stored index finds an event as it stood when the search be
               const reader = reads.reader(range);
               return {
                 next: async (count: number) => {
-                  if (paused) {
-                    const reached = paused;
-                    paused = undefined;
-                    await new Promise<void>((go) => {
-                      resume = go;
-                      reached();
-                    });
-                  }
+                  const pause = paused;
+                  paused = undefined;
+                  await pause?.();
                   return reader.next(count);
                 },
                 close: () => reader.close(),
@@ -165,26 +162,61 @@ test('a search of the stored index finds an event as it stood when the search be
     });
     const store = new CopyOnWriteTimelineStore(held, { genesisIndexes: false, searchCacheBytes: 0 });
     await store.open();
-    const events = genesis.filter((event) => event.location === 'Rome, Italy');
-    await store.bulkLoad('primary', events);
-    const before = (await store.search('primary', { words: ['rome'], pageSize: 5 })).events.map((event) => event.event_id);
-    const target = before[2]!;
-
-    const reading = new Promise<void>((reached) => (paused = reached));
-    const searching = store.search('primary', { words: ['rome'], pageSize: 5 });
-    await reading;
-    await store.manipulate('primary', target, { description: 'changed meanwhile', changes: [] }, 'tester');
-    resume();
-    const page = await searching;
-
-    assert.equal(page.events.map((event) => event.event_id), before, 'the page as primary stood when the search began');
-    assert.is(page.events[2]!.description, events.find((event) => event.event_id === target)!.description);
-    const after = (await store.search('primary', { words: ['rome'], pageSize: 5 })).events.map((event) => event.event_id);
-    assert.not.ok(after.includes(target), 'a search begun after the change no longer finds the original');
-    await store.close();
+    try {
+      await run(store, async (meanwhile) => {
+        paused = async () => void (await meanwhile());
+        const page = await store.search('primary', { words: ['rome'], pageSize: 5 });
+        assert.is(paused, undefined, 'the search read the stored index');
+        return page.events.map((event) => `${event.event_id} ${event.description}`);
+      });
+    } finally {
+      await store.close();
+    }
   } finally {
     await remove();
   }
+}
+
+const rome = genesis.filter((event) => event.location === 'Rome, Italy');
+const firstPage = async (store: CopyOnWriteTimelineStore) =>
+  (await store.search('primary', { words: ['rome'], pageSize: 5 })).events.map((event) => `${event.event_id} ${event.description}`);
+
+test('a search of the stored index answers for the store as it began, though the timeline changes a genesis event meanwhile', async () => {
+  await withPausedSearch(async (store, pausedSearch) => {
+    await store.bulkLoad('primary', rome);
+    const before = await firstPage(store);
+    const target = before[2]!.split(' ')[0]!;
+    assert.equal(await pausedSearch(() => store.manipulate('primary', target, { description: 'changed meanwhile', changes: [] }, 'tester')), before);
+    assert.not.ok((await firstPage(store)).some((line) => line.startsWith(`${target} `)), 'a search begun after the change no longer finds the original');
+  });
+});
+
+test('a search of the stored index answers for the store as it began, though the timeline changes an event it changed before', async () => {
+  await withPausedSearch(async (store, pausedSearch) => {
+    await store.bulkLoad('primary', rome);
+    // The second of two changed events: the search has not yet looked past the first when it pauses.
+    const [, first, , second] = (await firstPage(store)).map((line) => line.split(' ')[0]!);
+    await store.manipulate('primary', first!, { description: 'changed once', changes: [] }, 'tester');
+    const { created } = await store.manipulate('primary', second!, { description: 'changed once', changes: [] }, 'tester');
+    const before = await firstPage(store);
+    assert.ok(before.includes(`${created.event_id} changed once`));
+    assert.equal(await pausedSearch(() => store.manipulate('primary', created.event_id, { description: 'changed twice', changes: [] }, 'tester')), before);
+  });
+});
+
+test('a search of the stored index answers for the store as it began, though events are added before and among its page meanwhile', async () => {
+  await withPausedSearch(async (store, pausedSearch) => {
+    await store.bulkLoad('primary', rome);
+    const insert = (description: string, time: string) => store.insertEvent('primary', { description, time: parseInstant(time), location: 'Rome, Italy', causes: [] }, 'tester');
+    for (const year of ['1001', '1101', '1111', '1121']) await insert(`inserted ${year}`, `${year}-06-01T00:00:00Z`);
+    const before = await firstPage(store);
+    assert.ok(before.some((line) => line.endsWith('inserted 1101')));
+    const added = await pausedSearch(async () => {
+      for (const year of ['1000', '1002', '1100', '1102']) await insert(`added ${year}`, `${year}-06-01T00:00:00Z`);
+    });
+    assert.equal(added, before);
+    assert.ok((await firstPage(store)).some((line) => line.endsWith('added 1000')), 'a search begun after the additions finds them');
+  });
 });
 
 test.run();
