@@ -125,8 +125,9 @@ async function pickCandidates(
   const untouched = (link: ChainLink, depth: number, eventId: string): boolean =>
     (visibleVersion(versions.list(link.level, eventId), link.cap)?.lsn ?? 0) === 0 && !view.shadowed(depth, eventId);
 
-  // Reading the stored index awaits the store, and writes may change memory meanwhile: every stream then answers
-  // for memory as it stood when the search began (a copy of the index tree, the changes after each cap as of now).
+  // Reading the stored index awaits the store, and writes may change memory meanwhile: the index tree is then walked
+  // in a copy, and the changes after each cap are taken now. What else reads memory later reads it up to each cap,
+  // below every version a write can add or take back meanwhile.
   const stable = reads !== undefined;
   try {
     chain.forEach((link, depth) => {

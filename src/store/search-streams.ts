@@ -143,7 +143,7 @@ class GenesisCandidate implements Candidate {
   }
 }
 
-/** The newest versions above genesis of one level, from its in-memory index. */
+/** One level's versions above genesis as of its cap, from its in-memory index (the caller's filter picks the version). */
 export class CurrentStream implements Stream {
   private head: Candidate | undefined;
   private done = false;
