@@ -1,7 +1,7 @@
 /**
  * One level's search index of the versions written above genesis, in memory: the newest version of each
- * event that happens, in (time, event id) order, as a whole and per location word (genesis markers left out). Kept by the version
- * index as versions come and go, so a search reads a range of a B+ tree instead of the store.
+ * event that happens, in (time, event id) order, as a whole and per location word (genesis markers left out).
+ * Kept by the version index as versions come and go, so a search reads a range of a B+ tree instead of the store.
  *
  * Keys are the store's sort keys (time key, then UTF-8 id) as latin1 text: one character per byte, so
  * JavaScript's string order is the byte order.
