@@ -612,6 +612,10 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       words, startKey, endKey, after, limit, frequency,
       hasGenesis: (level) => indexes.has(level),
       genesisIndex: (level) => indexes.get(level),
+    }).catch((error: unknown) => {
+      // Deleted while the search read the store: its versions went with it, and it is not found.
+      this.live(timelineId);
+      throw error;
     });
     const page: SearchPage = { events: Object.freeze(result.events) as EventRecord[] };
     if (result.nextAfter) page.nextCursor = encodeCursor(identity, result.nextAfter);

@@ -15,6 +15,7 @@ import { openTempLevel } from './temp-store.ts';
 import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
 import { CopyOnWriteTimelineStore } from '../../src/store/timeline-store.ts';
 import type { SnapshotReads } from '../../src/store/ordered-kv.ts';
+import { ApiError } from '../../src/domain/errors.ts';
 
 const PLACES = ['Oslo, Norway', 'Bergen, Norway', 'Rome, Italy', 'São Paulo, Brazil', ''];
 const genesis: GenesisEvent[] = Array.from({ length: 120 }, (_, i) => ({
@@ -136,7 +137,9 @@ for (const backend of testBackends) {
  * A store over a temp LevelDB that searches genesis through the stored index, whose next search pauses at its first
  * read of that index while `meanwhile` runs: the search must answer for the store as it stood when it began.
  */
-async function withPausedSearch(run: (store: CopyOnWriteTimelineStore, pausedSearch: (meanwhile: () => Promise<unknown>) => Promise<string[]>) => Promise<void>): Promise<void> {
+async function withPausedSearch(
+  run: (store: CopyOnWriteTimelineStore, pausedSearch: (meanwhile: () => Promise<unknown>, timelineId?: string) => Promise<string[]>) => Promise<void>,
+): Promise<void> {
   const { db, remove } = await openTempLevel('tms-stored-index-race-');
   try {
     const space = new KeyValueSpace(db, 't');
@@ -163,9 +166,9 @@ async function withPausedSearch(run: (store: CopyOnWriteTimelineStore, pausedSea
     const store = new CopyOnWriteTimelineStore(held, { genesisIndexes: false, searchCacheBytes: 0 });
     await store.open();
     try {
-      await run(store, async (meanwhile) => {
+      await run(store, async (meanwhile, timelineId = 'primary') => {
         paused = async () => void (await meanwhile());
-        const page = await store.search('primary', { words: ['rome'], pageSize: 5 });
+        const page = await store.search(timelineId, { words: ['rome'], pageSize: 5 });
         assert.is(paused, undefined, 'the search read the stored index');
         return page.events.map((event) => `${event.event_id} ${event.description}`);
       });
@@ -216,6 +219,22 @@ test('a search of the stored index answers for the store as it began, though eve
     });
     assert.equal(added, before);
     assert.ok((await firstPage(store)).some((line) => line.endsWith('added 1000')), 'a search begun after the additions finds them');
+  });
+});
+
+test('a branch deleted while a search of it reads the stored index: the search answers not_found, as one begun after would', async () => {
+  await withPausedSearch(async (store, pausedSearch) => {
+    await store.bulkLoad('primary', rome);
+    const { timeline_id: branch } = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: 'b', variation: '', owner: '' });
+    const target = (await firstPage(store))[0]!.split(' ')[0]!;
+    await store.manipulate(branch, target, { description: 'on the branch', changes: [] }, 'tester');
+    const error: unknown = await pausedSearch(() => store.deleteTimeline(branch), branch).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    assert.instance(error, ApiError);
+    assert.is((error as ApiError).code, 'not_found');
+    assert.match((error as ApiError).message, branch);
   });
 });
 
