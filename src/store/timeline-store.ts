@@ -104,6 +104,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly fresh = new FreshCheck(() => this.catchUp());
   /** Commits under way, by timeline: `close` waits for them, and so does a write that is checked first. */
   private readonly committing = new Map<string, Set<Promise<unknown>>>();
+  /** The catch-up under way, or the last one (`catchUp`). */
+  private caughtUp: Promise<void> = Promise.resolve();
   /** Versions built by writes whose batch is not yet durable, for the writes that build on them. */
   private readonly inFlight = new Map<string, EventRecord>();
   private readonly genesis: GenesisLevels;
@@ -184,8 +186,17 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     return this.log.shared ? this.fresh.run() : Promise.resolve();
   }
 
-  /** `head`: the newest commit's LSN when the caller knows it already. */
-  private async catchUp(head?: number): Promise<void> {
+  /**
+   * `head`: the newest commit's LSN when the caller knows it already. One catch-up runs at a time: a commit's
+   * and a reader's running together could reload the state while the other replays into it, or reload it twice.
+   */
+  private catchUp(head?: number): Promise<void> {
+    const run = this.caughtUp.then(() => this.catchUpNow(head));
+    this.caughtUp = run.catch(() => undefined);
+    return run;
+  }
+
+  private async catchUpNow(head?: number): Promise<void> {
     head ??= await this.log.head();
     if (head <= this.seen) return;
     const commits = await this.log.since(this.seen);

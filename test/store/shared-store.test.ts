@@ -7,6 +7,7 @@ import type { Storage } from '../../src/store/storage.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { TEST_DATABASE_URL, testBackends, type TestPlace } from '../support/backends.ts';
 import { withClient } from '../support/postgres.ts';
+import { eventually } from '../support/eventually.ts';
 
 const postgresql = testBackends.find((backend) => backend.name === 'postgresql');
 
@@ -103,6 +104,47 @@ if (postgresql && TEST_DATABASE_URL) {
         const page = await node.timelines.search('busy', { words: [], pageSize: 1000 });
         assert.equal(page.events.map((e) => e.event_id).sort(), ids);
       }
+    });
+  });
+
+  test('a node behind the pruned commit log reloads once, for a write and a read that catch up together', async () => {
+    await withNodes(2, async ([a, b], place) => {
+      await b!.timelines.createTimeline(branchSpec('late'));
+      const inserted = await b!.timelines.insertEvent('late', newEvent('x'), 'bob');
+      const { schema } = place.spec as { schema: string };
+      await withClient(TEST_DATABASE_URL!, async (client) => {
+        await client.query(`UPDATE ${schema}.tms_clock SET pruned_below = lsn + 1`);
+        await client.query(`DELETE FROM ${schema}.tms_commit_log`);
+      });
+      // The reload is private: counted, and the first one held, through the instance.
+      const store = a!.timelines as unknown as { loadState(): Promise<number[]> };
+      const load = store.loadState.bind(store);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let loads = 0;
+      let running = 0;
+      let overlapped = false;
+      store.loadState = async () => {
+        loads++;
+        overlapped ||= running > 0;
+        running++;
+        try {
+          if (loads === 1) await gate;
+          return await load();
+        } finally {
+          running--;
+        }
+      };
+      const write = a!.timelines.insertEvent('late', newEvent('y'), 'alice');
+      await eventually('the write reloads', () => loads === 1);
+      const read = a!.timelines.getEvent('late', inserted.event_id);
+      // A read catching up beside the write's reload would start a second one within milliseconds.
+      await eventually('a second reload', () => loads > 1, 1000).catch(() => undefined);
+      release();
+      assert.equal(await read, inserted);
+      await write;
+      assert.not.ok(overlapped, 'one reload at a time');
+      assert.is(loads, 1, 'the read found memory caught up by the write');
     });
   });
 
