@@ -14,6 +14,10 @@ import pg from 'pg';
 import { openStorage, type Storage } from '../src/store/storage.ts';
 import { openPostgresStorage } from '../src/store/postgres/open-postgres-storage.ts';
 import type { TimelineStore } from '../src/store/types.ts';
+import type { OperationDeps } from '../src/api/deps.ts';
+import { safetyCheck } from '../src/api/operations/safety-check.ts';
+import { AnalysisPool } from '../src/analysis/pool.ts';
+import { syntheticEventId } from '../src/synthetic/generator.ts';
 import { generateSyntheticEvents, SYNTHETIC_DEFAULTS } from '../src/synthetic/generator.ts';
 import { parseInstant } from '../src/time/index.ts';
 import { machineLine, percentile, table, writeReport } from './lib/report.ts';
@@ -141,7 +145,52 @@ async function writeRate(nodes: TimelineStore[], writers: number, total: number)
   return total / ((performance.now() - started) / 1000);
 }
 
+interface WritesDuringChecks {
+  checkP50: number;
+  writes: number;
+  writeP50: number;
+  writeMax: number;
+}
+
+/**
+ * Safety-checked manipulations of primary's events on a branch, one after another, while `writer` inserts events
+ * into `target` one at a time: the writes' latency while the checks run.
+ */
+async function writesDuringChecks(checker: TimelineStore, writer: TimelineStore, target: string, checked: string, checks: number): Promise<WritesDuringChecks> {
+  const pool = new AnalysisPool();
+  const deps = { store: checker, pool } as unknown as OperationDeps;
+  const event = { description: 'written meanwhile', time: parseInstant('1950-01-01T00:00:00Z'), location: 'Bench, Nowhere', causes: [] };
+  const outcome = { description: 'checked', changes: [{ action: 'observe', time: parseInstant('1950-01-01T00:00:00Z') }] };
+  const checkTimes: number[] = [];
+  const writeTimes: number[] = [];
+  let checking = true;
+  const writes = (async () => {
+    while (checking) {
+      const started = performance.now();
+      await writer.insertEvent(target, event, 'bench');
+      writeTimes.push(performance.now() - started);
+    }
+  })();
+  try {
+    for (let i = 0; i < checks; i++) {
+      const started = performance.now();
+      await checker.manipulate(checked, syntheticEventId(i * 997), outcome, 'bench', safetyCheck(deps, checked));
+      checkTimes.push(performance.now() - started);
+    }
+  } finally {
+    checking = false;
+    await writes;
+    await pool.close();
+  }
+  checkTimes.sort((a, b) => a - b);
+  writeTimes.sort((a, b) => a - b);
+  return { checkP50: percentile(checkTimes, 50), writes: writeTimes.length, writeP50: percentile(writeTimes, 50), writeMax: writeTimes.at(-1)! };
+}
+
 const ms = (value: number) => (value < 1 ? `${(value * 1000).toFixed(0)} µs` : `${value.toFixed(2)} ms`);
+const checkCells = (run: WritesDuringChecks) => [ms(run.checkP50), String(run.writes), ms(run.writeP50), ms(run.writeMax)];
+/** Safety-checked writes in the "writes while safety checks run" rows. */
+const CHECKS = 10;
 
 async function main(): Promise<void> {
   const events = option('events', 1_000_000);
@@ -158,8 +207,17 @@ async function main(): Promise<void> {
     // A second node on the PostgreSQL store: each node drives two of the four writers.
     const secondNode = await openPostgresStorage({ url: url!, schema: 'bench_big', timelineOptions: UNCACHED });
     let twoNodes: number;
+    const duringChecks: WritesDuringChecks[] = [];
     try {
       twoNodes = await writeRate([sides[1]!.big.timelines, secondNode.timelines], 4, 1000);
+      const branchOf = (store: TimelineStore) =>
+        store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: 'checked', variation: '', owner: 'bench' }).then((t) => t.timeline_id);
+      const [levelChecked, levelTarget] = [await branchOf(sides[0]!.big.timelines), await branchOf(sides[0]!.big.timelines)];
+      duringChecks.push(await writesDuringChecks(sides[0]!.big.timelines, sides[0]!.big.timelines, levelTarget, levelChecked, CHECKS));
+      const [pgChecked, pgTarget] = [await branchOf(sides[1]!.big.timelines), await branchOf(secondNode.timelines)];
+      duringChecks.push(await writesDuringChecks(sides[1]!.big.timelines, secondNode.timelines, pgTarget, pgChecked, CHECKS));
+      const pgWritten = await branchOf(sides[1]!.big.timelines);
+      duringChecks.push(await writesDuringChecks(sides[1]!.big.timelines, secondNode.timelines, pgWritten, pgWritten, CHECKS));
     } finally {
       await secondNode.close();
     }
@@ -177,6 +235,12 @@ async function main(): Promise<void> {
       ];
     });
     for (const row of rows) console.log(row.join(' | '));
+    const checkRows = [
+      ['LevelDB', 'another branch, same node', ...checkCells(duringChecks[0]!)],
+      ['PostgreSQL', 'another branch, from a second node', ...checkCells(duringChecks[1]!)],
+      ['PostgreSQL', 'the checked branch, from a second node', ...checkCells(duringChecks[2]!)],
+    ];
+    for (const row of checkRows) console.log(row.join(' | '));
     const pgSearch = searches[1]!;
     const pgBranchRatio = branches[2]!.p50 / branches[3]!.p50;
     writeReport(
@@ -192,6 +256,15 @@ four writers on four timelines (1000 writes), from one node and then from two no
 commit of either node takes the one \`tms_clock\` row, so commits are serialised across nodes).
 
 ${table(['backend', 'bulk load', 'search p50', 'search p99', 'branch big / small', 'writes, 1 writer', 'writes, 4 writers', 'writes, 4 writers on 2 nodes'], rows)}
+
+Writes while safety checks run: ${CHECKS} safety-checked manipulations (\`safety_check: true\`: the causal graph before
+and after, analysed in the worker pool) of primary's events on an alternate of the big primary, one after another,
+while one writer inserts events one at a time. On PostgreSQL a check runs before its write's commit, which holds
+every node's commits; the commit takes its verdict when nothing it read changed meanwhile, and checks again
+otherwise (the last row, where the writer changes the checked branch). On LevelDB a commit holds only its own
+timeline's writes, and the check runs in the write's turn.
+
+${table(['backend', 'writer', 'safety check p50', 'writes meanwhile', 'write p50', 'worst write'], checkRows)}
 
 - PostgreSQL uncached search p99: ${ms(pgSearch.p99)} (target ≤ 10 ms): ${pgSearch.p99 <= 10 ? 'met' : 'not met'}.
 - PostgreSQL branch creation ratio ${pgBranchRatio.toFixed(2)} (target ≤ 1.2): ${pgBranchRatio <= 1.2 ? 'met' : 'not met'}.

@@ -32,16 +32,21 @@ interface LevelAnchors {
 export class AnchorIndex {
   private readonly levels = new Map<number, LevelAnchors>();
   /** Counts every change: a list read from storage while one was applied may lack it, and is not kept. */
-  private generation = 0;
+  private changes = 0;
+
+  /** Moves on with every change to any level's anchors. */
+  get generation(): number {
+    return this.changes;
+  }
 
   /** The level's anchors, read by `load` the first time. The list and its records are frozen: callers share them. */
   async list(level: number, load: () => Promise<AnchorRecord[]>): Promise<readonly AnchorRecord[]> {
     const held = this.levels.get(level);
     if (held) return (held.shared ??= Object.freeze(held.records.slice()));
-    const generation = this.generation;
+    const generation = this.changes;
     const records = (await load()).map((record) => Object.freeze(record));
     const shared = Object.freeze(records.slice());
-    if (generation === this.generation && !this.levels.has(level)) this.levels.set(level, { records, shared });
+    if (generation === this.changes && !this.levels.has(level)) this.levels.set(level, { records, shared });
     return shared;
   }
 
@@ -63,7 +68,7 @@ export class AnchorIndex {
 
   apply(changes: readonly AnchorChange[]): void {
     for (const { level, anchorId, record } of changes) {
-      this.generation++;
+      this.changes++;
       const held = this.levels.get(level);
       if (!held) continue;
       delete held.shared;
@@ -80,12 +85,12 @@ export class AnchorIndex {
   }
 
   dropLevel(level: number): void {
-    this.generation++;
+    this.changes++;
     this.levels.delete(level);
   }
 
   clear(): void {
-    this.generation++;
+    this.changes++;
     this.levels.clear();
   }
 }

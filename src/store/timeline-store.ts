@@ -33,7 +33,7 @@ import type { CacheCounts } from './metered-cache.ts';
 import { capChain, TimelineRegistry, type ChainLink, type StoredTimeline, type TimelineState } from './timeline-registry.ts';
 import {
   type AnchorRecord, type BulkLoadOptions, type CausalGraphOptions, type CausalGraphRead, type EventRecord, type GenesisEvent,
-  type ManipulationResult, type NewEvent, type NewTimeline, type Outcome, type Precheck, type RevertResult, type SearchPage,
+  type ManipulationProposal, type ManipulationResult, type NewEvent, type NewTimeline, type Outcome, type Precheck, type RevertResult, type SearchPage,
   type SearchQuery, type TimelineRecord, type TimelineStore,
 } from './types.ts';
 import { VersionIndex, visibleVersion, type VersionInfo } from './version-index.ts';
@@ -67,6 +67,9 @@ export interface TimelineStoreOptions {
 }
 
 const DEFAULT_FREED_COMPACTION_DELAY_MS = 5_000;
+
+/** A check run before its write's turn (`checkAhead`): what it read, and its verdict. */
+type CheckedAhead = { stamp: string; level: number; lsn: number; proposal: ManipulationProposal } & ({ refused: false } | { refused: true; refusal: unknown });
 
 interface Resolved {
   level: number;
@@ -104,8 +107,12 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly fresh = new FreshCheck(() => this.catchUp());
   /** Commits under way, by timeline: `close` waits for them, and so does a write that is checked first. */
   private readonly committing = new Map<string, Set<Promise<unknown>>>();
+  /** Manipulations' checks running ahead of their turn (`checkAhead`), by timeline: `close` waits for them. */
+  private readonly checkingAhead = new Map<string, Promise<unknown>>();
   /** The catch-up under way, or the last one (`catchUp`). */
   private caughtUp: Promise<void> = Promise.resolve();
+  /** Counts the starts and ends of loading the whole state into memory. */
+  private loads = 0;
   /** Versions built by writes whose batch is not yet durable, for the writes that build on them. */
   private readonly inFlight = new Map<string, EventRecord>();
   private readonly genesis: GenesisLevels;
@@ -164,6 +171,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   /** Timelines and version summaries into memory; returns the levels of deleted timelines not yet cleared. */
   private async loadState(): Promise<number[]> {
+    this.loads++;
     this.registry = new TimelineRegistry();
     this.versions = new VersionIndex();
     this.eventCounts = new EventCounts(this.versions, this.registry);
@@ -178,6 +186,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     for (const level of tombstones) this.registry.reserveLevel(level);
     await this.loadSummaries();
     for (const state of this.registry.all()) state.committedLsn = this.versions.newestLsn(state.record.level);
+    this.loads++;
     return tombstones;
   }
 
@@ -279,6 +288,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   async close(): Promise<void> {
     this.closing = true;
+    // A check ahead of its write's turn queues the write once it ends.
+    await Promise.allSettled(this.checkingAhead.values());
     await this.queues.drain();
     // Queues move on before their writes are durable: wait for those too.
     await Promise.allSettled([...this.committing.values()].flatMap((commits) => [...commits]));
@@ -760,19 +771,32 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   async manipulate(timelineId: string, eventId: string, outcome: Outcome, actor: string, precheck?: Precheck): Promise<ManipulationResult> {
     if (outcome.new_event_id !== undefined) checkId('new event id', outcome.new_event_id);
     const readAhead = this.readAhead(timelineId, eventId);
+    const newId = outcome.new_event_id ?? newEventId();
+    const checked = precheck && this.log.shared && !this.writing(timelineId) ? await this.checkAhead(timelineId, eventId, outcome, newId, actor, precheck) : undefined;
     return this.write(timelineId, async (state, chain, lsn) => {
       await readAhead;
       const found = await this.resolve(chain, eventId);
       if (!found) throw eventNotFound(eventId, timelineId);
       checkManipulable(timelineId, found.record);
-      const newId = outcome.new_event_id ?? newEventId();
       if (outcome.new_event_id !== undefined && (await this.resolve(chain, newId))) throw newEventIdTaken(newId, timelineId);
-      const { superseded, created } = planManipulation(timelineId, found.record, outcome, newId, actor);
+      const plan = (): ManipulationProposal => {
+        const { superseded, created } = planManipulation(timelineId, found.record, outcome, newId, actor);
+        return { timeline_id: timelineId, original: superseded, created };
+      };
+      let proposal: ManipulationProposal;
       if (precheck) {
         // The check analyses the timeline as committed: let the writes ahead of this one become durable first.
         await this.durableSoFar(timelineId);
-        await precheck({ timeline_id: timelineId, original: superseded, created });
-      }
+        if (checked && checked.stamp === this.checkStamp(state) && checked.level === found.level && checked.lsn === found.lsn) {
+          // Nothing the check read has changed: its verdict stands, for the very proposal it saw.
+          if (checked.refused) throw checked.refusal;
+          proposal = checked.proposal;
+        } else {
+          proposal = plan();
+          await precheck(proposal);
+        }
+      } else proposal = plan();
+      const { original: superseded, created } = proposal;
       return this.versionsChange(
         lsn,
         state,
@@ -781,6 +805,53 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         { original: superseded, created },
       );
     });
+  }
+
+  /** Whether this node has a write of the timeline queued, committing, or checking ahead of its turn. */
+  private writing(timelineId: string): boolean {
+    return this.queues.busy(timelineId) || this.committing.has(timelineId) || this.checkingAhead.has(timelineId);
+  }
+
+  /**
+   * On a shared store a write's turn holds every node's commits (PgCommitLog), so a long check runs before the
+   * turn instead, on the timeline as committed. The turn takes its verdict when nothing the check read has
+   * changed since, and checks again otherwise. Undefined when the proposal cannot be made yet (the turn, with
+   * the writes ahead of it, decides). A local store's turn holds only the timeline's own writes, which a change
+   * made during the check would make check again, so there the check runs in the turn.
+   */
+  private checkAhead(timelineId: string, eventId: string, outcome: Outcome, newId: string, actor: string, precheck: Precheck): Promise<CheckedAhead | undefined> {
+    const checking = this.checkAheadNow(timelineId, eventId, outcome, newId, actor, precheck).finally(() => this.checkingAhead.delete(timelineId));
+    this.checkingAhead.set(timelineId, checking);
+    return checking;
+  }
+
+  private async checkAheadNow(timelineId: string, eventId: string, outcome: Outcome, newId: string, actor: string, precheck: Precheck): Promise<CheckedAhead | undefined> {
+    try {
+      await this.sync();
+      const state = this.registry.live(timelineId);
+      if (!state) return undefined;
+      const stamp = this.checkStamp(state);
+      const chain = this.readChain(state);
+      const found = await this.resolve(chain, eventId);
+      if (!found || (outcome.new_event_id !== undefined && (await this.resolve(chain, newId)))) return undefined;
+      const { superseded, created } = planManipulation(timelineId, found.record, outcome, newId, actor);
+      const seen = { stamp, level: found.level, lsn: found.lsn, proposal: { timeline_id: timelineId, original: superseded, created } };
+      try {
+        await precheck(seen.proposal);
+        return { ...seen, refused: false };
+      } catch (refusal) {
+        // Only a refusal is a verdict; whatever else went wrong, the turn checks again.
+        if (refusal instanceof ApiError && refusal.code === 'failed_precondition') return { ...seen, refused: true, refusal };
+        return undefined;
+      }
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Changes whenever what a check reads may have: the timeline's chain as committed, any anchor, or the whole state reloaded. */
+  private checkStamp(state: TimelineState): string {
+    return `${this.stamp(this.registry.chain(state))}#${this.anchors.generation}#${this.loads}`;
   }
 
   async revert(timelineId: string, manipulatedEventId: string, actor: string): Promise<RevertResult> {

@@ -81,7 +81,10 @@ export interface Outcome {
   new_event_id?: string;
 }
 
-/** What a manipulation would write, handed to `precheck` inside the writer queue before anything is written. */
+/**
+ * What a manipulation would write, handed to `precheck` before anything is written: in the write's turn, or on a
+ * shared store before it (and again in the turn if what the check read changed meanwhile; docs/storage.md).
+ */
 export interface ManipulationProposal {
   timeline_id: string;
   /** The original's next version on the timeline (with `superseded_by`). */

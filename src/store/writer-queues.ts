@@ -16,6 +16,11 @@ export class WriterQueues {
     return result;
   }
 
+  /** Whether a task for `key` is running or waiting. */
+  busy(key: string): boolean {
+    return this.tails.has(key);
+  }
+
   /** Resolves when every task queued so far has settled. */
   async drain(): Promise<void> {
     while (this.tails.size > 0) await Promise.all([...this.tails.values()]);

@@ -248,18 +248,21 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     assert.is((await store.getTimeline('primary'))!.revision, 2);
   });
 
-  test('precheck sees the proposal inside the queue and can abort with nothing written', async ({ store }) => {
+  test('precheck sees the proposal and can abort with nothing written', async ({ store }) => {
     const event = await addEvent(store, 'primary', '1700-01-01T00:00:00Z', 'Madrid');
     let seen: unknown;
+    let checks = 0;
     await rejects(
       store.manipulate('primary', event.event_id, { description: 'risky', changes: [] }, 'u', (proposal) => {
         seen = proposal;
+        checks++;
         throw new ApiError('failed_precondition', 'paradox');
       }),
       'failed_precondition',
       /paradox/,
     );
     const proposal = seen as { timeline_id: string; original: EventRecord; created: EventRecord };
+    assert.is(checks, 1, 'checked once: nothing changed between the check and the turn');
     assert.is(proposal.timeline_id, 'primary');
     assert.is(proposal.original.superseded_by, proposal.created.event_id);
     assert.equal(await store.getEvent('primary', event.event_id), event, 'nothing written');

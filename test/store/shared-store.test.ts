@@ -8,6 +8,7 @@ import { parseInstant } from '../../src/time/index.ts';
 import { TEST_DATABASE_URL, testBackends, type TestPlace } from '../support/backends.ts';
 import { withClient } from '../support/postgres.ts';
 import { eventually } from '../support/eventually.ts';
+import { ApiError } from '../../src/domain/errors.ts';
 
 const postgresql = testBackends.find((backend) => backend.name === 'postgresql');
 
@@ -25,6 +26,21 @@ const branchSpec = (timelineId: string) => ({
   variation: 'v',
   owner: 'alice',
 });
+
+/** Settles as `promise` does, or fails after `ms`: for a write that must not wait behind another. */
+async function notHeld<T>(promise: Promise<T>, what: string, ms = 20_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const held = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, held]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const unchanged = { description: 'checked', changes: [] };
 
 async function withNodes(count: number, work: (nodes: Storage[], place: TestPlace) => Promise<void>): Promise<void> {
   const place = await postgresql!.newPlace();
@@ -104,6 +120,131 @@ if (postgresql && TEST_DATABASE_URL) {
         const page = await node.timelines.search('busy', { words: [], pageSize: 1000 });
         assert.equal(page.events.map((e) => e.event_id).sort(), ids);
       }
+    });
+  });
+
+  test('a safety check on one node holds no write of another node, and its turn checks again what the other changed', async () => {
+    await withNodes(2, async ([a, b]) => {
+      await a!.timelines.createTimeline(branchSpec('checked'));
+      await a!.timelines.createTimeline(branchSpec('elsewhere'));
+      const [event, other] = [await a!.timelines.insertEvent('checked', newEvent('target'), 'alice'), await a!.timelines.insertEvent('checked', newEvent('other'), 'alice')];
+      let checks = 0;
+      const result = await a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', async () => {
+        checks++;
+        if (checks > 1) return;
+        await notHeld(b!.timelines.insertEvent('elsewhere', newEvent('meanwhile'), 'bob'), 'a write to another timeline on another node');
+        await notHeld(b!.timelines.manipulate('checked', other.event_id, { description: 'meanwhile', changes: [] }, 'bob'), 'a write to the checked timeline on another node');
+      });
+      assert.is(checks, 2, 'the other node changed the timeline after the first check');
+      for (const node of [a!, b!]) {
+        const page = await node.timelines.search('checked', { words: [], pageSize: 10 });
+        assert.equal(page.events.map((e) => e.description).sort(), ['checked', 'meanwhile']);
+        assert.is((await node.timelines.getTimeline('checked'))!.revision, 4);
+      }
+      assert.is(result.created.description, 'checked');
+    });
+  });
+
+  test('a check that read the timeline and its anchors as they stay is not run again in the turn', async () => {
+    await withNodes(2, async ([a, b]) => {
+      await a!.timelines.createTimeline(branchSpec('checked'));
+      await a!.timelines.createTimeline(branchSpec('elsewhere'));
+      const event = await a!.timelines.insertEvent('checked', newEvent('target'), 'alice');
+      let checks = 0;
+      await a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', async () => {
+        checks++;
+        await notHeld(b!.timelines.insertEvent('elsewhere', newEvent('meanwhile'), 'bob'), 'a write to another timeline during the check');
+      });
+      assert.is(checks, 1, 'a write to another timeline changes nothing the check read');
+    });
+  });
+
+  test('a refusal before the turn is taken back when another node changed the timeline and the turn passes', async () => {
+    await withNodes(2, async ([a, b]) => {
+      await a!.timelines.createTimeline(branchSpec('checked'));
+      const [event, other] = [await a!.timelines.insertEvent('checked', newEvent('target'), 'alice'), await a!.timelines.insertEvent('checked', newEvent('other'), 'alice')];
+      let checks = 0;
+      const result = await a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', async () => {
+        checks++;
+        if (checks > 1) return;
+        await notHeld(b!.timelines.manipulate('checked', other.event_id, { description: 'meanwhile', changes: [] }, 'bob'), 'a write during the check');
+        throw new ApiError('failed_precondition', 'paradox, as the timeline stood');
+      });
+      assert.is(checks, 2);
+      assert.is((await b!.timelines.getEvent('checked', event.event_id))!.superseded_by, result.created.event_id);
+    });
+  });
+
+  test('an anchor set on another node while a check runs makes the turn check again', async () => {
+    await withNodes(2, async ([a, b]) => {
+      await a!.timelines.createTimeline(branchSpec('checked'));
+      const event = await a!.timelines.insertEvent('checked', newEvent('target'), 'alice');
+      let checks = 0;
+      const refused = await a!.timelines
+        .manipulate('checked', event.event_id, unchanged, 'alice', async () => {
+          checks++;
+          if (checks === 1) await notHeld(b!.timelines.putAnchor({ anchor_id: 'anc_meanwhile', timeline_id: 'checked', timestamp: '1700-06-01T00:00:00Z' }), 'an anchor set during the check');
+          else throw new ApiError('failed_precondition', 'the anchor is breached');
+        })
+        .then(() => undefined, (error: unknown) => error);
+      assert.instance(refused, ApiError);
+      assert.match((refused as ApiError).message, /anchor is breached/);
+      assert.is(checks, 2);
+      assert.equal(await a!.timelines.getEvent('checked', event.event_id), event, 'nothing written');
+    });
+  });
+
+  test('a check asked for while its node writes the timeline runs in its turn, after those writes', async () => {
+    await withNodes(1, async ([a]) => {
+      await a!.timelines.createTimeline(branchSpec('checked'));
+      const [event, other] = [await a!.timelines.insertEvent('checked', newEvent('target'), 'alice'), await a!.timelines.insertEvent('checked', newEvent('other'), 'alice')];
+      const seen: (string | undefined)[] = [];
+      const [ahead] = await Promise.all([
+        a!.timelines.manipulate('checked', other.event_id, { description: 'ahead', changes: [] }, 'alice'),
+        a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', async () => {
+          seen.push((await a!.timelines.getEvent('checked', other.event_id))!.superseded_by);
+        }),
+      ]);
+      assert.equal(seen, [ahead.created.event_id], 'checked once, with the write ahead of it durable');
+    });
+  });
+
+  test('a check that fails other than by refusing is no verdict: the turn checks again', async () => {
+    await withNodes(1, async ([a]) => {
+      await a!.timelines.createTimeline(branchSpec('checked'));
+      const event = await a!.timelines.insertEvent('checked', newEvent('target'), 'alice');
+      let checks = 0;
+      const result = await a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', async () => {
+        checks++;
+        if (checks === 1) throw new ApiError('unavailable', 'the analysis pool is busy');
+      });
+      assert.is(checks, 2);
+      assert.is(result.created.description, 'checked');
+    });
+  });
+
+  test('closing a node waits for a check under way ahead of its write, and the write lands', async () => {
+    await withNodes(2, async ([a, b]) => {
+      await a!.timelines.createTimeline(branchSpec('checked'));
+      const event = await a!.timelines.insertEvent('checked', newEvent('target'), 'alice');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inCheck = new Promise<void>((resolve) => (entered = resolve));
+      const settled: string[] = [];
+      const written = a!.timelines
+        .manipulate('checked', event.event_id, unchanged, 'alice', async () => {
+          entered();
+          await gate;
+        })
+        .finally(() => settled.push('written'));
+      await inCheck;
+      const closed = a!.timelines.close().finally(() => settled.push('closed'));
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+      release();
+      const [result] = await Promise.all([written, closed]);
+      assert.equal(settled, ['written', 'closed']);
+      assert.equal(await b!.timelines.getEvent('checked', result.created.event_id), result.created);
     });
   });
 

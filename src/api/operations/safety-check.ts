@@ -7,8 +7,8 @@ import { paradoxesJson } from '../paradox-json.ts';
 const keyOf = (p: ParadoxJson): string => `${p.kind}:${p.anchor_id ?? ''}:${[...p.event_ids].sort().join(',')}`;
 
 /**
- * Runs inside the timeline's writer queue, before anything is written: analyses the timeline as it stands
- * and as it would stand after the change, and refuses the change if it adds any paradox.
+ * Runs before anything is written (the store's `precheck`): analyses the timeline as it stands and as it would
+ * stand after the change, and refuses the change if it adds any paradox.
  */
 export function safetyCheck(deps: OperationDeps, timelineId: string): Precheck {
   return async (proposal: ManipulationProposal) => {
