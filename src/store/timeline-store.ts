@@ -772,7 +772,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     if (outcome.new_event_id !== undefined) checkId('new event id', outcome.new_event_id);
     const readAhead = this.readAhead(timelineId, eventId);
     const newId = outcome.new_event_id ?? newEventId();
-    const checked = precheck && this.log.shared && !this.writing(timelineId) ? await this.checkAhead(timelineId, eventId, outcome, newId, actor, precheck) : undefined;
+    const checked = precheck && this.log.shared && !this.closing && !this.writing(timelineId) ? await this.checkAhead(timelineId, eventId, outcome, newId, actor, precheck) : undefined;
     return this.write(timelineId, async (state, chain, lsn) => {
       await readAhead;
       const found = await this.resolve(chain, eventId);

@@ -223,28 +223,35 @@ if (postgresql && TEST_DATABASE_URL) {
     });
   });
 
-  test('closing a node waits for a check under way ahead of its write, and the write lands', async () => {
+  test('closing a node waits for a check under way ahead of its write, and for one asked for meanwhile', async () => {
     await withNodes(2, async ([a, b]) => {
       await a!.timelines.createTimeline(branchSpec('checked'));
-      const event = await a!.timelines.insertEvent('checked', newEvent('target'), 'alice');
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let entered!: () => void;
-      const inCheck = new Promise<void>((resolve) => (entered = resolve));
+      await a!.timelines.createTimeline(branchSpec('late'));
+      const [event, late] = [await a!.timelines.insertEvent('checked', newEvent('target'), 'alice'), await a!.timelines.insertEvent('late', newEvent('target'), 'alice')];
+      const gated = () => {
+        let release!: () => void;
+        const opened = new Promise<void>((resolve) => (release = resolve));
+        let entered!: () => void;
+        const reached = new Promise<void>((resolve) => (entered = resolve));
+        return { release, reached, check: async () => (entered(), await opened) };
+      };
+      const [first, second] = [gated(), gated()];
       const settled: string[] = [];
-      const written = a!.timelines
-        .manipulate('checked', event.event_id, unchanged, 'alice', async () => {
-          entered();
-          await gate;
-        })
-        .finally(() => settled.push('written'));
-      await inCheck;
+      const written = a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', first.check).finally(() => settled.push('written'));
+      await first.reached;
       const closed = a!.timelines.close().finally(() => settled.push('closed'));
-      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
-      release();
-      const [result] = await Promise.all([written, closed]);
-      assert.equal(settled, ['written', 'closed']);
+      // Asked for once the close has begun: its check runs in its turn, which the close waits for.
+      const writtenLate = a!.timelines.manipulate('late', late.event_id, unchanged, 'alice', second.check).finally(() => settled.push('written late'));
+      await second.reached;
+      first.release();
+      // Had the late check run ahead of its turn, the close would be over by now.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      second.release();
+      const [result, resultLate] = await Promise.all([written, writtenLate, closed]);
+      assert.equal([...settled].sort(), ['closed', 'written', 'written late']);
+      assert.is(settled.at(-1), 'closed');
       assert.equal(await b!.timelines.getEvent('checked', result.created.event_id), result.created);
+      assert.equal(await b!.timelines.getEvent('late', resultLate.created.event_id), resultLate.created);
     });
   });
 
