@@ -42,6 +42,12 @@ async function notHeld<T>(promise: Promise<T>, what: string, ms = 20_000): Promi
 
 const unchanged = { description: 'checked', changes: [] };
 
+/** Timeline `checked`, with the event a check will change and another one. */
+async function checkedTimeline(node: Storage) {
+  await node.timelines.createTimeline(branchSpec('checked'));
+  return [await node.timelines.insertEvent('checked', newEvent('target'), 'alice'), await node.timelines.insertEvent('checked', newEvent('other'), 'alice')] as const;
+}
+
 async function withNodes(count: number, work: (nodes: Storage[], place: TestPlace) => Promise<void>): Promise<void> {
   const place = await postgresql!.newPlace();
   const nodes: Storage[] = [];
@@ -125,9 +131,8 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a safety check on one node holds no write of another node, and its turn checks again what the other changed', async () => {
     await withNodes(2, async ([a, b]) => {
-      await a!.timelines.createTimeline(branchSpec('checked'));
       await a!.timelines.createTimeline(branchSpec('elsewhere'));
-      const [event, other] = [await a!.timelines.insertEvent('checked', newEvent('target'), 'alice'), await a!.timelines.insertEvent('checked', newEvent('other'), 'alice')];
+      const [event, other] = await checkedTimeline(a!);
       let checks = 0;
       const result = await a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', async () => {
         checks++;
@@ -147,9 +152,8 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a check that read the timeline and its anchors as they stay is not run again in the turn', async () => {
     await withNodes(2, async ([a, b]) => {
-      await a!.timelines.createTimeline(branchSpec('checked'));
       await a!.timelines.createTimeline(branchSpec('elsewhere'));
-      const event = await a!.timelines.insertEvent('checked', newEvent('target'), 'alice');
+      const [event] = await checkedTimeline(a!);
       let checks = 0;
       await a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', async () => {
         checks++;
@@ -161,8 +165,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a refusal before the turn is taken back when another node changed the timeline and the turn passes', async () => {
     await withNodes(2, async ([a, b]) => {
-      await a!.timelines.createTimeline(branchSpec('checked'));
-      const [event, other] = [await a!.timelines.insertEvent('checked', newEvent('target'), 'alice'), await a!.timelines.insertEvent('checked', newEvent('other'), 'alice')];
+      const [event, other] = await checkedTimeline(a!);
       let checks = 0;
       const result = await a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', async () => {
         checks++;
@@ -177,8 +180,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('an anchor set on another node while a check runs makes the turn check again', async () => {
     await withNodes(2, async ([a, b]) => {
-      await a!.timelines.createTimeline(branchSpec('checked'));
-      const event = await a!.timelines.insertEvent('checked', newEvent('target'), 'alice');
+      const [event] = await checkedTimeline(a!);
       let checks = 0;
       const refused = await a!.timelines
         .manipulate('checked', event.event_id, unchanged, 'alice', async () => {
@@ -196,8 +198,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a check asked for while its node writes the timeline runs in its turn, after those writes', async () => {
     await withNodes(1, async ([a]) => {
-      await a!.timelines.createTimeline(branchSpec('checked'));
-      const [event, other] = [await a!.timelines.insertEvent('checked', newEvent('target'), 'alice'), await a!.timelines.insertEvent('checked', newEvent('other'), 'alice')];
+      const [event, other] = await checkedTimeline(a!);
       const seen: (string | undefined)[] = [];
       const [ahead] = await Promise.all([
         a!.timelines.manipulate('checked', other.event_id, { description: 'ahead', changes: [] }, 'alice'),
@@ -211,8 +212,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a check that fails other than by refusing is no verdict: the turn checks again', async () => {
     await withNodes(1, async ([a]) => {
-      await a!.timelines.createTimeline(branchSpec('checked'));
-      const event = await a!.timelines.insertEvent('checked', newEvent('target'), 'alice');
+      const [event] = await checkedTimeline(a!);
       let checks = 0;
       const result = await a!.timelines.manipulate('checked', event.event_id, unchanged, 'alice', async () => {
         checks++;
@@ -225,9 +225,9 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('closing a node waits for a check under way ahead of its write, and for one asked for meanwhile', async () => {
     await withNodes(2, async ([a, b]) => {
-      await a!.timelines.createTimeline(branchSpec('checked'));
+      const [event] = await checkedTimeline(a!);
       await a!.timelines.createTimeline(branchSpec('late'));
-      const [event, late] = [await a!.timelines.insertEvent('checked', newEvent('target'), 'alice'), await a!.timelines.insertEvent('late', newEvent('target'), 'alice')];
+      const late = await a!.timelines.insertEvent('late', newEvent('target'), 'alice');
       const gated = () => {
         let release!: () => void;
         const opened = new Promise<void>((resolve) => (release = resolve));
