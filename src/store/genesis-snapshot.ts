@@ -328,12 +328,20 @@ export class GenesisAccumulator {
     return this.ids.length;
   }
 
+  /** Where `id` is in the order events were first added; undefined when not added. */
+  positionOf(id: string): number | undefined {
+    return this.index.get(id);
+  }
+
   add(id: string, seconds: number, nanos: number, placeName: string, causes: readonly string[]): void {
     let at = this.index.get(id);
     if (at === undefined) {
       at = this.ids.length;
       this.index.set(id, at);
       this.ids.push(id);
+    } else {
+      const replaced = this.place.array[at]!;
+      this.placeEvents.set(replaced, this.placeEvents.array[replaced]! - 1);
     }
     this.seconds.set(at, seconds);
     this.nanos.set(at, nanos);
@@ -362,7 +370,7 @@ export class GenesisAccumulator {
 
   /**
    * Location words that occur in at least 1% of the events (and 100 of them), with their counts: a search
-   * drives its range read by the rarest word it asks for. (Counts of replaced ids are approximate.)
+   * drives its range read by the rarest word it asks for.
    */
   frequentWords(): Record<string, number> {
     const counts = new Map<string, number>();

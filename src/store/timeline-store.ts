@@ -14,13 +14,10 @@ import { searchChain } from './chain-search.ts';
 import { decodeRecord, decodeSummary, encodeRecord, encodeSummary, summarise } from './event-codec.ts';
 import { EventCounts } from './event-counts.ts';
 import { GenesisLevels } from './genesis-levels.ts';
-import { encodeTimeEntry } from './genesis-time-entry.ts';
+import { GenesisLoadBatch } from './genesis-load-batch.ts';
 import { encodeSnapshotChunks, GenesisAccumulator, type GenesisSnapshot } from './genesis-snapshot.ts';
 import { checkId, newEventId, newTimelineId } from './ids.ts';
-import {
-  chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, sortKey, tagKey, Tag, timeIndexPrefix,
-  utf8, versionKey,
-} from './keys.ts';
+import { chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, tagKey, Tag, utf8, versionKey } from './keys.ts';
 import type { OrderedKeyValueStore, PutOp, WriteOp } from './ordered-kv.ts';
 import { locationWords } from './location-words.ts';
 import { LocalCommitLog, type CommitLog } from './commit-log.ts';
@@ -943,29 +940,14 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     const batchSize = Math.max(1, options.batchSize ?? DEFAULT_BULK_BATCH);
     const existing = state.record.genesis_count > 0 ? await this.genesis.snapshot(level) : undefined;
     const accumulator = new GenesisAccumulator(existing);
-    let ops: PutOp[] = [];
+    const batch = new GenesisLoadBatch(timelineId, level, accumulator);
     let loaded = 0;
-    const timePrefix = timeIndexPrefix(level);
     const add = (event: GenesisEvent): void => {
-      checkId('event id', event.event_id);
-      const record: EventRecord = {
-        event_id: event.event_id,
-        timeline_id: timelineId,
-        description: event.description,
-        time: formatInstant(event.time),
-        location: event.location,
-        causes: event.causes,
-        status: 'original',
-      };
-      const words = locationWords(event.location).join(' ');
-      ops.push({ type: 'put', key: versionKey(Tag.version, level, event.event_id, 0), value: encodeRecord(record) });
-      ops.push({ type: 'put', key: Buffer.concat([timePrefix, sortKey(encodeInstantKey(event.time), event.event_id)]), value: encodeTimeEntry(words) });
-      accumulator.add(event.event_id, Number(event.time.seconds), event.time.nanos, words, event.causes);
+      batch.add(event);
       loaded += 1;
     };
     const flush = async (): Promise<void> => {
-      await this.writeLoadBatch(ops);
-      ops = [];
+      await this.writeLoadBatch(await batch.take(this.kv));
       options.onProgress?.(loaded);
     };
     try {
@@ -980,7 +962,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
           if (loaded % batchSize === 0) await flush();
         }
       }
-      await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), ops);
+      const last = await batch.take(this.kv);
+      await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), [...last.puts, ...last.dels]);
     } finally {
       this.forgetGenesis(level);
     }
@@ -988,10 +971,13 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     return loaded;
   }
 
-  /** A batch of a load: not durable (an interrupted load is redone from what it wrote). */
-  private async writeLoadBatch(puts: PutOp[]): Promise<void> {
-    if (this.kv.writeBulk) await this.kv.writeBulk(puts);
-    else await this.kv.write(puts, false);
+  /**
+   * A batch of a load: not durable (an interrupted load is redone from what it wrote). Its deletions go in the
+   * same atomic write as its puts, so a bulk write (PostgreSQL's COPY, puts only) serves batches without them.
+   */
+  private async writeLoadBatch({ puts, dels }: { puts: PutOp[]; dels: WriteOp[] }): Promise<void> {
+    if (this.kv.writeBulk && dels.length === 0) await this.kv.writeBulk(puts);
+    else await this.kv.write([...puts, ...dels], false);
   }
 
   /**
@@ -1004,7 +990,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     state: TimelineState,
     snapshot: GenesisSnapshot,
     frequentWords: Record<string, number>,
-    ops: PutOp[],
+    ops: WriteOp[],
   ): Promise<void> {
     const { level } = state.record;
     const ahead = state.record.snapshot_chunks === 0;
@@ -1012,7 +998,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     let chunks = 0;
     for (const bytes of encodeSnapshotChunks(snapshot, SNAPSHOT_CHUNK_BYTES)) {
       const put: PutOp = { type: 'put', key: chunkKey(level, chunks++), value: bytes };
-      if (ahead) await this.writeLoadBatch([put]);
+      if (ahead) await this.writeLoadBatch({ puts: [put], dels: [] });
       else chunkPuts.push(put);
     }
     await this.commit(async () => {

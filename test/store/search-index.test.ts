@@ -35,6 +35,23 @@ const genesisArbitrary = fc
     ),
   );
 
+/**
+ * Genesis events loaded again with another time and place: in a load of their own, or later in the same load;
+ * small batches put an event and its reload in the same batch or in different ones.
+ */
+const reloadArbitrary = fc.record({
+  events: fc.array(fc.record({ event: fc.nat(), seconds: fc.integer({ min: -3, max: 3 }), place: fc.nat({ max: PLACES.length - 1 }) }), { maxLength: 6 }),
+  sameLoad: fc.boolean(),
+  batchSize: fc.integer({ min: 1, max: 8 }),
+});
+
+function reloaded(genesis: GenesisEvent[], reload: { events: { event: number; seconds: number; place: number }[] }): GenesisEvent[] {
+  return reload.events.map(({ event, seconds, place }) => {
+    const { event_id } = genesis[event % genesis.length]!;
+    return { event_id, description: `reloaded ${event_id} ${seconds}`, time: instant(seconds, 1), location: PLACES[place]!, causes: [] };
+  });
+}
+
 type Step =
   | { kind: 'manipulate'; timeline: number; event: number; action: string; seconds: number }
   | { kind: 'revert'; timeline: number; event: number }
@@ -93,7 +110,7 @@ for (const backend of testBackends) {
   test(`on ${backend.name}, searches through the in-memory indexes answer as the stored index does`, async () => {
     let scenario = 0;
     await fc.assert(
-      fc.asyncProperty(genesisArbitrary, fc.array(stepArbitrary, { maxLength: 25 }), fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }), async (genesis, steps, queries) => {
+      fc.asyncProperty(genesisArbitrary, reloadArbitrary, fc.array(stepArbitrary, { maxLength: 25 }), fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }), async (genesis, reload, steps, queries) => {
         scenario += 1;
         const places = [await backend.newPlace(), await backend.newPlace()];
         const storages = [
@@ -102,7 +119,13 @@ for (const backend of testBackends) {
         ];
         const stores = storages.map((storage) => storage.timelines);
         try {
-          for (const store of stores) await store.bulkLoad('primary', genesis);
+          const again = reloaded(genesis, reload);
+          for (const store of stores) {
+            const options = { batchSize: reload.batchSize };
+            if (reload.sameLoad) await store.bulkLoad('primary', [...genesis, ...again], options);
+            else for (const events of [genesis, again]) if (events.length > 0) await store.bulkLoad('primary', events, options);
+          }
+          assert.is((await stores[0]!.getTimeline('primary'))!.event_count, genesis.length, 'an event loaded again is counted once');
           const timelines = ['primary'];
           const eventIds = genesis.map((event) => event.event_id);
           let made = 0;
