@@ -893,7 +893,15 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         const held = await this.log.holdLoad(state.record.level);
         try {
           const claimed = await this.claimBulkLoad(timelineId, options);
-          return claimed ? await this.runBulkLoad(claimed, events, options) : 0;
+          if (!claimed) return 0;
+          try {
+            return await this.runBulkLoad(claimed, events, options);
+          } catch (error) {
+            // Finished from what it wrote, as a load cut short is at the next open. Where that fails too (the store
+            // is failing), the caller hears the load's own error, and the next open finishes it.
+            await this.recoverInterruptedLoad(claimed).catch(() => undefined);
+            throw error;
+          }
         } finally {
           await held.release();
         }

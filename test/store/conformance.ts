@@ -617,6 +617,21 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     assert.is((await store.getEvent(alt.timeline_id, 'g0004'))!.superseded_by, changed.created.event_id);
   });
 
+  test('bulk load that fails: the batches it wrote stand, and the timeline is not left loading', async ({ store }) => {
+    const genesis = (i: number): GenesisEvent => ({ event_id: `f${i}`, description: `genesis ${i}`, time: at(`19${String(i).padStart(2, '0')}-01-01T00:00:00Z`), location: 'Riga', causes: [] });
+    function* badAtTen() {
+      for (let i = 0; i < 10; i++) yield genesis(i);
+      yield { ...genesis(10), event_id: '' };
+    }
+    await rejects(store.bulkLoad('primary', badAtTen(), { batchSize: 4 }), 'invalid_argument', /event id "": must not be empty/);
+    assert.is((await store.getTimeline('primary'))!.event_count, 8, 'the two batches written before the bad event');
+    assert.equal(ids(await allPages(store, 'primary', ['riga'], 20)), ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7']);
+    assert.is(await store.bulkLoad('primary', [genesis(8), genesis(9)]), 2, 'a load after it runs');
+    assert.is((await store.getTimeline('primary'))!.event_count, 10);
+    const branch = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'u' });
+    assert.is((await store.getTimeline(branch.timeline_id))!.event_count, 10);
+  });
+
   test('causal graph: causes follow supersedes, cancelled events stay as cancelled nodes, reverted ones go', async ({ store }) => {
     const root = await addEvent(store, 'primary', '1000-01-01T00:00:00Z', 'A');
     const middle = await addEvent(store, 'primary', '1001-01-01T00:00:00Z', 'B', [root.event_id]);
