@@ -15,22 +15,23 @@ import type { OrderedKeyValueStore, PutOp, WriteOp } from './ordered-kv.ts';
 import type { EventRecord, GenesisEvent } from './types.ts';
 
 export class GenesisLoadBatch {
-  /** Two per event, its version's then its time entry's, in the order the accumulator first saw the events. */
+  /** Two per event of the batch, its version's then its time entry's. */
   private puts: PutOp[] = [];
-  /** The accumulator's position of the batch's first new event. */
-  private first: number;
-  /** Events of the batch that the store held before it → where their puts are. */
-  private replacing = new Map<string, number>();
+  /** Event id → where its puts are in `puts`. */
+  private readonly positions = new Map<string, number>();
+  /** Event id → its time entry as the store held it before the batch. */
+  private stale = new Map<string, Buffer>();
+  /** Events the store held before the batch at a time the accumulator does not hold exactly: their entries are read at `take`. */
+  private unknownStale: string[] = [];
   private readonly timePrefix: Buffer;
 
-  /** `accumulator`: the load's, to which `add` adds each event. */
+  /** `accumulator`: the load's, to which `add` adds each event; it holds the time each event was last loaded with. */
   constructor(
     private readonly timelineId: string,
     private readonly level: number,
     private readonly accumulator: GenesisAccumulator,
   ) {
     this.timePrefix = timeIndexPrefix(level);
-    this.first = accumulator.size;
   }
 
   add(event: GenesisEvent): void {
@@ -48,49 +49,47 @@ export class GenesisLoadBatch {
     const words = locationWords(event.location).join(' ');
     const version: PutOp = { type: 'put', key: versionKey(Tag.version, this.level, eventId, 0), value: encodeRecord(record) };
     const timeEntry: PutOp = { type: 'put', key: this.timeKey(event.time, eventId), value: encodeTimeEntry(words) };
-    const at = this.putsOf(eventId);
-    if (at === undefined) this.puts.push(version, timeEntry);
-    else {
+    const at = this.positions.get(eventId);
+    if (at !== undefined) {
       this.puts[at] = version;
       this.puts[at + 1] = timeEntry;
+    } else {
+      this.noteStale(eventId);
+      this.positions.set(eventId, this.puts.length);
+      this.puts.push(version, timeEntry);
     }
     this.accumulator.add(eventId, Number(event.time.seconds), event.time.nanos, words, event.causes);
   }
 
   /**
-   * The batch's writes, with the deletion of every time entry it replaces (read from the store, which holds the
-   * versions it replaces until the batch is written); the batch is empty afterwards.
+   * The batch's writes, with the deletion of every time entry it replaces (an entry it writes again is kept); the
+   * batch is empty afterwards.
    */
   async take(kv: OrderedKeyValueStore): Promise<{ puts: PutOp[]; dels: WriteOp[] }> {
-    const { puts, replacing } = this;
-    const dels: WriteOp[] = [];
-    if (replacing.size > 0) {
-      const replaced = [...replacing];
-      const before = await kv.getMany(replaced.map(([eventId]) => versionKey(Tag.version, this.level, eventId, 0)));
-      replaced.forEach(([eventId, at], i) => {
+    const { puts, positions, stale } = this;
+    if (this.unknownStale.length > 0) {
+      // The versions the batch replaces: the store holds them until the batch is written.
+      const before = await kv.getMany(this.unknownStale.map((eventId) => versionKey(Tag.version, this.level, eventId, 0)));
+      this.unknownStale.forEach((eventId, i) => {
         const bytes = before[i];
-        if (!bytes) return;
-        const stale = this.timeKey(parseInstant(decodeRecord(bytes).time), eventId);
-        if (!stale.equals(puts[at + 1]!.key)) dels.push({ type: 'del', key: stale });
+        if (bytes) stale.set(eventId, this.timeKey(parseInstant(decodeRecord(bytes).time), eventId));
       });
     }
+    const dels: WriteOp[] = [];
+    for (const [eventId, key] of stale) if (!key.equals(puts[positions.get(eventId)! + 1]!.key)) dels.push({ type: 'del', key });
     this.puts = [];
-    this.replacing = new Map();
-    this.first = this.accumulator.size;
+    positions.clear();
+    this.stale = new Map();
+    this.unknownStale = [];
     return { puts, dels };
   }
 
-  /**
-   * Where the puts of an event the batch already has are; undefined for an event new to the batch, whose puts
-   * go at the end (noted for `take` when the store has it from before).
-   */
-  private putsOf(eventId: string): number | undefined {
-    const known = this.accumulator.positionOf(eventId);
-    if (known === undefined) return undefined;
-    if (known >= this.first) return 2 * (known - this.first);
-    const at = this.replacing.get(eventId);
-    if (at === undefined) this.replacing.set(eventId, this.puts.length);
-    return at;
+  /** An event new to the batch that the store already holds: its time entry there is to go. */
+  private noteStale(eventId: string): void {
+    const before = this.accumulator.timeOf(eventId);
+    if (before === undefined) return;
+    if (Math.abs(before.seconds) > Number.MAX_SAFE_INTEGER) this.unknownStale.push(eventId);
+    else this.stale.set(eventId, this.timeKey({ seconds: BigInt(before.seconds), nanos: before.nanos, fractionDigits: 0 }, eventId));
   }
 
   private timeKey(time: Instant, eventId: string): Buffer {

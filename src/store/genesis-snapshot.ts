@@ -328,9 +328,10 @@ export class GenesisAccumulator {
     return this.ids.length;
   }
 
-  /** Where `id` is in the order events were first added; undefined when not added. */
-  positionOf(id: string): number | undefined {
-    return this.index.get(id);
+  /** The time `id` was last added with; undefined when not added. Seconds beyond ±2^53 are not exact. */
+  timeOf(id: string): { seconds: number; nanos: number } | undefined {
+    const at = this.index.get(id);
+    return at === undefined ? undefined : { seconds: this.seconds.array[at]!, nanos: this.nanos.array[at]! };
   }
 
   add(id: string, seconds: number, nanos: number, placeName: string, causes: readonly string[]): void {

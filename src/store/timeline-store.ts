@@ -893,15 +893,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
         const held = await this.log.holdLoad(state.record.level);
         try {
           const claimed = await this.claimBulkLoad(timelineId, options);
-          if (!claimed) return 0;
-          try {
-            return await this.runBulkLoad(claimed, events, options);
-          } catch (error) {
-            // Finished from what it wrote, as a load cut short is at the next open. Where that fails too (the store
-            // is failing), the caller hears the load's own error, and the next open finishes it.
-            await this.recoverInterruptedLoad(claimed).catch(() => undefined);
-            throw error;
-          }
+          return claimed ? await this.runBulkLoad(claimed, events, options) : 0;
         } finally {
           await held.release();
         }
@@ -972,7 +964,13 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       }
       const last = await batch.take(this.kv);
       await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), [...last.puts, ...last.dels]);
+    } catch (error) {
+      // Finished from what it wrote, as a load cut short is at the next open. Where that fails too (the store
+      // is failing), the caller hears the load's own error, and the next open finishes it.
+      await this.recoverInterruptedLoad(state).catch(() => undefined);
+      throw error;
     } finally {
+      // After the commit (or the recovery's): a snapshot read meanwhile is of the genesis before it.
       this.forgetGenesis(level);
     }
     options.onProgress?.(loaded);

@@ -111,8 +111,8 @@ snapshot('an id loaded again at another place counts at its new place only', () 
   const accumulator = new GenesisAccumulator();
   for (let i = 0; i < 300; i++) accumulator.add(`e${i}`, i, 0, 'oslo norway', []);
   for (let i = 0; i < 200; i++) accumulator.add(`e${i}`, i, 0, 'rome italy', []);
-  assert.is(accumulator.positionOf('e7'), 7);
-  assert.is(accumulator.positionOf('e300'), undefined);
+  assert.equal(accumulator.timeOf('e7'), { seconds: 7, nanos: 0 });
+  assert.is(accumulator.timeOf('e300'), undefined);
   assert.equal(accumulator.frequentWords(), { rome: 200, italy: 200, oslo: 100, norway: 100 });
 });
 snapshot('the stored format does not change: a known snapshot encodes to known bytes, whole or in chunks', () => {

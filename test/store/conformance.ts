@@ -617,15 +617,42 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     assert.is((await store.getEvent(alt.timeline_id, 'g0004'))!.superseded_by, changed.created.event_id);
   });
 
+  test('bulk load: an event loaded again is found once, where and when it was loaded last', async ({ store }) => {
+    const event = (id: string, time: string, location: string): GenesisEvent => ({ event_id: id, description: `${id} at ${time}`, time: at(time), location, causes: [] });
+    await store.bulkLoad('primary', [event('A', '1900-01-01T00:00:00Z', 'Oslo'), event('C', '1920-01-01T00:00:00Z', 'Oslo')]);
+    // One batch with an event loaded before, then a new one twice; then one with an event loaded again unchanged.
+    const again = [event('A', '1950-01-01T00:00:00Z', 'Rome'), event('B', '1960-01-01T00:00:00Z', 'Riga'), event('B', '1970-01-01T00:00:00Z', 'Riga'), event('C', '1920-01-01T00:00:00Z', 'Oslo')];
+    assert.is(await store.bulkLoad('primary', again, { batchSize: 3 }), 4);
+    const shown = (events: EventRecord[]) => events.map((e) => `${e.event_id} ${e.time} ${e.location}`);
+    assert.equal(shown(await allPages(store, 'primary', [], 2)), ['C 1920-01-01T00:00:00Z Oslo', 'A 1950-01-01T00:00:00Z Rome', 'B 1970-01-01T00:00:00Z Riga']);
+    assert.equal(ids(await allPages(store, 'primary', ['rome'], 10)), ['A']);
+    assert.equal(ids(await allPages(store, 'primary', ['oslo'], 10)), ['C']);
+    assert.equal(ids(await allPages(store, 'primary', [], 10, { end: '1955-01-01T00:00:00Z' })), ['C', 'A']);
+    assert.is((await store.getTimeline('primary'))!.event_count, 3);
+  });
+
   test('bulk load that fails: the batches it wrote stand, and the timeline is not left loading', async ({ store }) => {
     const genesis = (i: number): GenesisEvent => ({ event_id: `f${i}`, description: `genesis ${i}`, time: at(`19${String(i).padStart(2, '0')}-01-01T00:00:00Z`), location: 'Riga', causes: [] });
     function* badAtTen() {
       for (let i = 0; i < 10; i++) yield genesis(i);
       yield { ...genesis(10), event_id: '' };
     }
+    // Causal graphs read meanwhile (each reading genesis as it stood) are not what is read after.
+    let loading = true;
+    const reading = (async () => {
+      while (loading) {
+        (await store.readCausalGraph('primary')).release();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
     await rejects(store.bulkLoad('primary', badAtTen(), { batchSize: 4 }), 'invalid_argument', /event id "": must not be empty/);
+    loading = false;
+    await reading;
     assert.is((await store.getTimeline('primary'))!.event_count, 8, 'the two batches written before the bad event');
     assert.equal(ids(await allPages(store, 'primary', ['riga'], 20)), ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7']);
+    const graph = await store.readCausalGraph('primary');
+    assert.equal([...graph.graph.eventIds].sort(), ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7']);
+    graph.release();
     assert.is(await store.bulkLoad('primary', [genesis(8), genesis(9)]), 2, 'a load after it runs');
     assert.is((await store.getTimeline('primary'))!.event_count, 10);
     const branch = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'u' });
