@@ -1,7 +1,7 @@
 import { ApiError, invalidArgument } from '../domain/errors.ts';
 import { FreshCheck } from '../store/fresh-check.ts';
 import { WriterQueues } from '../store/writer-queues.ts';
-import type { AccountStore, LoadedAccounts, Lockout } from './account-store.ts';
+import type { AccountChanges, AccountStore, LoadedAccounts, Lockout } from './account-store.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import type { ThrottleOptions } from './login-throttle.ts';
 import { DEFAULT_SCRYPT_COST, PasswordHashingBusyError, hashPassword, verifyPassword } from './password-hash.ts';
@@ -94,8 +94,9 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * Accounts, API keys and login sessions. Everything that authenticates lives in memory (loaded at open),
  * so `authenticate` is a Map lookup (and a SHA-256 the first time a header value is seen); changes are
  * written through to the store. Where other nodes share the store, every request first compares the
- * store's stamp with the one memory was loaded at, and loads the records again when they differ: a login,
- * logout, revocation or lockout on any node counts on every node from its next request.
+ * store's stamp with the one memory was loaded at, and loads what changed when they differ (the records a
+ * change touched; all of them after an account change): a login, logout, revocation or lockout on any node
+ * counts on every node from its next request.
  */
 export class AccessControl {
   private readonly accounts = new Map<string, AccountRecord>();
@@ -146,25 +147,39 @@ export class AccessControl {
     this.accounts.clear();
     this.credentials.clear();
     for (const account of loaded.accounts) this.accounts.set(account.username, account);
-    for (const key of loaded.keys) {
-      this.registerKey(key);
-      // Last uses seen here and not yet written stay.
-      const before = previous.get(key.key_id);
-      const now = this.credentials.get(key.key_id)!;
-      if (before?.lastUsedAt !== undefined && this.dirtyKeys.has(key.key_id)) {
-        now.lastUsedAt = before.lastUsedAt;
-        now.lastUsedFrom = before.lastUsedFrom;
-      }
-    }
+    for (const key of loaded.keys) this.registerLoadedKey(key, previous.get(key.key_id));
     for (const session of loaded.sessions) this.registerSession(session);
     for (const lockout of loaded.lockouts ?? []) this.throttle.applyLock(lockout);
   }
 
+  /** Another node's changes to keys, sessions and lockouts, into what memory holds. */
+  private apply(changes: AccountChanges): void {
+    for (const id of [...changes.removedKeys, ...changes.removedSessions]) {
+      this.credentials.delete(id);
+      this.dirtyKeys.delete(id);
+    }
+    for (const key of changes.keys) this.registerLoadedKey(key, this.credentials.get(key.key_id));
+    for (const session of changes.sessions) this.registerSession(session);
+    for (const lockout of changes.lockouts ?? []) this.throttle.applyLock(lockout);
+  }
+
+  /** A key as the store holds it; a last use seen here (in `before`) and not yet written stays. */
+  private registerLoadedKey(key: KeyRecord, before: Credential | undefined): void {
+    this.registerKey(key);
+    const now = this.credentials.get(key.key_id)!;
+    if (before?.lastUsedAt !== undefined && this.dirtyKeys.has(key.key_id)) {
+      now.lastUsedAt = before.lastUsedAt;
+      now.lastUsedFrom = before.lastUsedFrom;
+    }
+  }
+
+  /** What changed since memory was loaded: only that, where the store can say; everything otherwise. */
   private async reloadIfChanged(): Promise<void> {
     const stamp = await this.store.stamp!();
     if (stamp === this.loadedStamp) return;
-    const loaded = await this.store.loadAll();
-    this.load(loaded);
+    const changes = this.loadedStamp === undefined ? undefined : await this.store.changesSince?.(this.loadedStamp, stamp);
+    if (changes) this.apply(changes);
+    else this.load(await this.store.loadAll());
     this.loadedStamp = stamp;
   }
 

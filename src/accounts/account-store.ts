@@ -16,6 +16,21 @@ export interface Lockout {
 }
 
 /**
+ * What changed between two stamps of a shared store, where no account did (keys and sessions are registered
+ * against their accounts, so an account change means loading everything).
+ */
+export interface AccountChanges {
+  /** Keys and sessions changed, as they stand now. */
+  keys: KeyRecord[];
+  sessions: SessionRecord[];
+  /** Those changed that no longer exist. */
+  removedKeys: string[];
+  removedSessions: string[];
+  /** Every lockout in force, when one changed. */
+  lockouts?: Lockout[];
+}
+
+/**
  * Where accounts, API keys and login sessions are kept. Every call is atomic; a call that acknowledges a
  * change to a caller is durable before it resolves, and the `…Lazily` ones (bookkeeping) need not be.
  */
@@ -42,6 +57,11 @@ export interface AccountStore {
    * use aside), so that each node knows when to load the records again. Absent: only this process writes.
    */
   stamp?(): Promise<string>;
+  /**
+   * Shared stores: what the changes after stamp `from` up to `to` touched; undefined when an account changed, or
+   * when the store no longer knows them all (then the caller loads everything).
+   */
+  changesSince?(from: string, to: string): Promise<AccountChanges | undefined>;
   /** Shared stores: a lockout every node applies. */
   putLockout?(lockout: Lockout): Promise<void>;
 }

@@ -64,6 +64,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'accounts: a log of what each account change touched, so nodes load only that',
+    sql: `
+      CREATE TABLE account_change_log (
+        stamp bigint NOT NULL,
+        kind text COLLATE "C" NOT NULL,
+        subject text COLLATE "C" NOT NULL,
+        PRIMARY KEY (stamp, kind, subject)
+      );
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;

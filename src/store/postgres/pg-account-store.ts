@@ -1,15 +1,29 @@
 import type pg from 'pg';
-import type { AccountStore, LoadedAccounts, Lockout } from '../../accounts/account-store.ts';
+import type { AccountChanges, AccountStore, LoadedAccounts, Lockout } from '../../accounts/account-store.ts';
 import type { AccountRecord, KeyRecord, SessionRecord } from '../../accounts/records.ts';
 import { inTransaction } from './transaction.ts';
 
 const UPSERT_ACCOUNT = 'INSERT INTO account (username, record) VALUES ($1, $2) ON CONFLICT (username) DO UPDATE SET record = EXCLUDED.record';
 const UPSERT_KEY = 'INSERT INTO api_key (key_id, record) VALUES ($1, $2) ON CONFLICT (key_id) DO UPDATE SET record = EXCLUDED.record';
-const BUMP = 'UPDATE tms_account_clock SET stamp = stamp + 1';
+/** The clock's bump and the note of what the change touched, in one statement. */
+const BUMP_AND_NOTE = `
+  WITH bumped AS (UPDATE tms_account_clock SET stamp = stamp + 1 RETURNING stamp)
+  INSERT INTO account_change_log (stamp, kind, subject) SELECT bumped.stamp, touched.kind, touched.subject
+  FROM bumped, unnest($1::text[], $2::text[]) AS touched (kind, subject)
+  RETURNING stamp`;
+/** The changes `account_change_log` keeps; a node further behind loads everything. */
+const KEPT_CHANGES = 10_000n;
+/** The log is pruned at every this many changes. */
+const PRUNE_EVERY = 100n;
+
+/** What an account change touched: an account (by name), a key or session (by id), or the lockouts. */
+type Touched = { kind: 'account' | 'key' | 'session'; subject: string } | { kind: 'lockout'; subject: '' };
+const LOCKOUTS: Touched = { kind: 'lockout', subject: '' };
 
 /**
  * Accounts, keys and sessions as one row each, the record itself as jsonb. Every change a caller is told of
- * bumps `tms_account_clock` in its transaction: the stamp every node compares before it trusts its memory.
+ * bumps `tms_account_clock` in its transaction, the stamp every node compares before it trusts its memory, and
+ * notes under that stamp in `account_change_log` what it touched, so that a node behind loads only that.
  */
 export class PgAccountStore implements AccountStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -19,13 +33,13 @@ export class PgAccountStore implements AccountStore {
       this.pool.query<{ record: AccountRecord }>('SELECT record FROM account'),
       this.pool.query<{ record: KeyRecord }>('SELECT record FROM api_key'),
       this.pool.query<{ record: SessionRecord }>('SELECT record FROM login_session'),
-      this.pool.query<{ kind: Lockout['kind']; subject: string; until: Date }>('SELECT kind, subject, until FROM login_lockout WHERE until > now()'),
+      this.lockoutsInForce(),
     ]);
     return {
       accounts: accounts.rows.map((row) => row.record),
       keys: keys.rows.map((row) => row.record),
       sessions: sessions.rows.map((row) => row.record),
-      ...(lockouts.rows.length > 0 && { lockouts: lockouts.rows.map((row) => ({ kind: row.kind, subject: row.subject, until: row.until.getTime() })) }),
+      ...(lockouts.length > 0 && { lockouts }),
     };
   }
 
@@ -34,20 +48,56 @@ export class PgAccountStore implements AccountStore {
     return rows[0]!.stamp;
   }
 
-  /** A change that every node must see: its statements and the clock's bump in one transaction. */
-  private change(work: (client: pg.PoolClient) => Promise<unknown>): Promise<void> {
+  async changesSince(from: string, to: string): Promise<AccountChanges | undefined> {
+    const changes = BigInt(to) - BigInt(from);
+    // The stamp went back (a store restored into the database) or the log no longer reaches back that far.
+    if (changes <= 0n || changes > KEPT_CHANGES) return undefined;
+    const { rows } = await this.pool.query<Touched & { stamp: string }>('SELECT stamp, kind, subject FROM account_change_log WHERE stamp > $1 AND stamp <= $2', [from, to]);
+    // Every stamp in the range has its note, unless the log was pruned or a change was made without one.
+    if (BigInt(new Set(rows.map((row) => row.stamp)).size) !== changes) return undefined;
+    if (rows.some((row) => row.kind === 'account')) return undefined;
+    const touched = (kind: Touched['kind']) => [...new Set(rows.filter((row) => row.kind === kind).map((row) => row.subject))];
+    const keyIds = touched('key');
+    const sessionIds = touched('session');
+    const [keys, sessions, lockouts] = await Promise.all([
+      keyIds.length === 0 ? [] : this.pool.query<{ record: KeyRecord }>('SELECT record FROM api_key WHERE key_id = ANY($1)', [keyIds]).then((r) => r.rows.map((row) => row.record)),
+      sessionIds.length === 0
+        ? []
+        : this.pool.query<{ record: SessionRecord }>('SELECT record FROM login_session WHERE session_id = ANY($1)', [sessionIds]).then((r) => r.rows.map((row) => row.record)),
+      touched('lockout').length === 0 ? undefined : this.lockoutsInForce(),
+    ]);
+    const foundKeys = new Set(keys.map((key) => key.key_id));
+    const foundSessions = new Set(sessions.map((session) => session.session_id));
+    return {
+      keys,
+      sessions,
+      removedKeys: keyIds.filter((id) => !foundKeys.has(id)),
+      removedSessions: sessionIds.filter((id) => !foundSessions.has(id)),
+      ...(lockouts && { lockouts }),
+    };
+  }
+
+  private async lockoutsInForce(): Promise<Lockout[]> {
+    const { rows } = await this.pool.query<{ kind: Lockout['kind']; subject: string; until: Date }>('SELECT kind, subject, until FROM login_lockout WHERE until > now()');
+    return rows.map((row) => ({ kind: row.kind, subject: row.subject, until: row.until.getTime() }));
+  }
+
+  /** A change that every node must see: its statements, the clock's bump and the note of what it touched, in one transaction. */
+  private change(touched: readonly [Touched], work: (client: pg.PoolClient) => Promise<unknown>): Promise<void> {
     return inTransaction(this.pool, async (client) => {
       await work(client);
-      await client.query(BUMP);
+      const { rows } = await client.query<{ stamp: string }>(BUMP_AND_NOTE, [touched.map((entry) => entry.kind), touched.map((entry) => entry.subject)]);
+      const stamp = BigInt(rows[0]!.stamp);
+      if (stamp % PRUNE_EVERY === 0n) await client.query('DELETE FROM account_change_log WHERE stamp <= $1', [stamp - KEPT_CHANGES]);
     });
   }
 
   putAccount(record: AccountRecord): Promise<void> {
-    return this.change((client) => client.query(UPSERT_ACCOUNT, [record.username, record]));
+    return this.change([{ kind: 'account', subject: record.username }], (client) => client.query(UPSERT_ACCOUNT, [record.username, record]));
   }
 
   removeAccount(username: string, keyIds: readonly string[], sessionIds: readonly string[]): Promise<void> {
-    return this.change(async (client) => {
+    return this.change([{ kind: 'account', subject: username }], async (client) => {
       await client.query('DELETE FROM account WHERE username = $1', [username]);
       // Also what another node created for the account and this one has not seen yet.
       await client.query(`DELETE FROM api_key WHERE key_id = ANY($1) OR record->>'account' = $2`, [keyIds, username]);
@@ -58,7 +108,7 @@ export class PgAccountStore implements AccountStore {
   /** Nodes starting together on an empty database race here: the first insert wins, the others write nothing. */
   async addAccountWithKey(account: AccountRecord, key: KeyRecord): Promise<boolean> {
     let added = false;
-    await this.change(async (client) => {
+    await this.change([{ kind: 'account', subject: account.username }], async (client) => {
       const inserted = await client.query('INSERT INTO account (username, record) VALUES ($1, $2) ON CONFLICT (username) DO NOTHING', [
         account.username,
         account,
@@ -70,7 +120,7 @@ export class PgAccountStore implements AccountStore {
   }
 
   putKey(record: KeyRecord): Promise<void> {
-    return this.change((client) => client.query(UPSERT_KEY, [record.key_id, record]));
+    return this.change([{ kind: 'key', subject: record.key_id }], (client) => client.query(UPSERT_KEY, [record.key_id, record]));
   }
 
   async putKeysLazily(records: readonly KeyRecord[]): Promise<void> {
@@ -84,7 +134,7 @@ export class PgAccountStore implements AccountStore {
   }
 
   putSession(record: SessionRecord): Promise<void> {
-    return this.change((client) =>
+    return this.change([{ kind: 'session', subject: record.session_id }], (client) =>
       client.query('INSERT INTO login_session (session_id, record) VALUES ($1, $2) ON CONFLICT (session_id) DO UPDATE SET record = EXCLUDED.record', [
         record.session_id,
         record,
@@ -93,7 +143,7 @@ export class PgAccountStore implements AccountStore {
   }
 
   deleteSession(sessionId: string): Promise<void> {
-    return this.change((client) => client.query('DELETE FROM login_session WHERE session_id = $1', [sessionId]));
+    return this.change([{ kind: 'session', subject: sessionId }], (client) => client.query('DELETE FROM login_session WHERE session_id = $1', [sessionId]));
   }
 
   async deleteSessionsLazily(sessionIds: readonly string[]): Promise<void> {
@@ -101,7 +151,7 @@ export class PgAccountStore implements AccountStore {
   }
 
   putLockout(lockout: Lockout): Promise<void> {
-    return this.change(async (client) => {
+    return this.change([LOCKOUTS], async (client) => {
       await client.query('DELETE FROM login_lockout WHERE until < now()');
       await client.query(
         `INSERT INTO login_lockout (kind, subject, until) VALUES ($1, $2, to_timestamp($3 / 1000.0))

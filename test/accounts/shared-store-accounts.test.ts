@@ -1,0 +1,112 @@
+// Two nodes' access control on one PostgreSQL database: a login, logout, key or lockout on one node is loaded by
+// the other as just the records it touched; an account change, or a log that no longer reaches back, loads all.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { AccountStore } from '../../src/accounts/account-store.ts';
+import { AccessControl } from '../../src/accounts/access.ts';
+import { ApiError } from '../../src/domain/errors.ts';
+import type { Storage } from '../../src/store/storage.ts';
+import { CHEAP_SCRYPT } from '../support/accounts.ts';
+import { TEST_DATABASE_URL, testBackends, type TestPlace } from '../support/backends.ts';
+import { withClient } from '../support/postgres.ts';
+
+const postgresql = testBackends.find((backend) => backend.name === 'postgresql');
+
+/** The store, with a count of its full loads and of its incremental ones. */
+function counted(store: AccountStore) {
+  const counts = { loadAll: 0, changesSince: 0 };
+  const wrapped = Object.create(store) as AccountStore;
+  wrapped.loadAll = () => {
+    counts.loadAll += 1;
+    return store.loadAll();
+  };
+  wrapped.changesSince = (from, to) => {
+    counts.changesSince += 1;
+    return store.changesSince!(from, to);
+  };
+  return { store: wrapped, counts };
+}
+
+interface Nodes {
+  place: TestPlace;
+  a: AccessControl;
+  b: AccessControl;
+  /** Node B's loads. */
+  counts: { loadAll: number; changesSince: number };
+}
+
+async function withTwoNodes(work: (nodes: Nodes) => Promise<void>): Promise<void> {
+  const place = await postgresql!.newPlace();
+  const storages: Storage[] = [];
+  const access: AccessControl[] = [];
+  try {
+    storages.push(await place.open(), await place.open());
+    const b = counted(storages[1]!.accounts);
+    const options = { scrypt: CHEAP_SCRYPT, throttle: { accountLimit: 3 } };
+    access.push(await AccessControl.open(storages[0]!.accounts, options), await AccessControl.open(b.store, options));
+    await work({ place, a: access[0]!, b: access[1]!, counts: b.counts });
+  } finally {
+    for (const node of access) await node.close();
+    for (const storage of storages) await storage.close();
+    await place.remove();
+  }
+}
+
+async function refused(promise: Promise<unknown>, code: string): Promise<void> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, ApiError);
+    assert.is((error as ApiError).code, code, (error as ApiError).message);
+    return;
+  }
+  assert.unreachable(`expected ${code}`);
+}
+
+if (postgresql && TEST_DATABASE_URL) {
+  test('a login, a new key, its revocation, a logout and a lockout on one node: the other loads only those records', async () => {
+    await withTwoNodes(async ({ a, b, counts }) => {
+      const admin = await a.ensureAdmin();
+      assert.ok(admin.created);
+      const principal = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      assert.is(principal.account, 'admin', 'a new account: B loads everything');
+      assert.is(counts.loadAll, 2, 'at open, and after the account change');
+
+      const login = await a.login('admin', admin.password, '10.0.0.1');
+      assert.is((await b.identify(`Bearer ${login.token}`, '10.0.0.2')).account, 'admin');
+      const key = await a.createKey(principal, { name: 'ci', scopes: ['read'] });
+      assert.equal([...(await b.identify(`Bearer ${key.key}`, '10.0.0.2')).scopes], ['read']);
+      await a.revokeKey(principal, key.key_id);
+      await refused(Promise.resolve(b.identify(`Bearer ${key.key}`, '10.0.0.2')), 'unauthenticated');
+      await a.logout(`Bearer ${login.token}`);
+      await refused(Promise.resolve(b.identify(`Bearer ${login.token}`, '10.0.0.2')), 'unauthenticated');
+      for (let attempt = 0; attempt < 3; attempt++) await refused(a.login('admin', `wrong ${attempt}`, '10.0.0.1'), 'unauthenticated');
+      await refused(b.login('admin', admin.password, '10.0.0.3'), 'resource_exhausted');
+      assert.is(counts.loadAll, 2, 'no full load for keys, sessions and lockouts');
+      assert.ok(counts.changesSince >= 5, `loaded incrementally ${counts.changesSince} times`);
+    });
+  });
+
+  test('a node that the change log no longer reaches back to loads everything, and misses nothing', async () => {
+    await withTwoNodes(async ({ place, a, b, counts }) => {
+      const admin = await a.ensureAdmin();
+      assert.ok(admin.created);
+      const principal = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const kept = await a.createKey(principal, { name: 'kept', scopes: ['read'] });
+      const revoked = await a.createKey(principal, { name: 'revoked', scopes: ['read'] });
+      await b.identify(`Bearer ${revoked.key}`, '10.0.0.2');
+      const loads = counts.loadAll;
+      await a.revokeKey(principal, revoked.key_id);
+      const login = await a.login('admin', admin.password, '10.0.0.1');
+      if (place.spec.backend !== 'postgresql') throw new Error('a PostgreSQL place');
+      const { url, schema } = place.spec;
+      await withClient(url, (client) => client.query(`DELETE FROM ${schema}.account_change_log`));
+      await refused(Promise.resolve(b.identify(`Bearer ${revoked.key}`, '10.0.0.2')), 'unauthenticated');
+      assert.is((await b.identify(`Bearer ${login.token}`, '10.0.0.2')).account, 'admin');
+      assert.is((await b.identify(`Bearer ${kept.key}`, '10.0.0.2')).account, 'admin');
+      assert.is(counts.loadAll, loads + 1, 'one full load');
+    });
+  });
+}
+
+test.run();
