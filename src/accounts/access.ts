@@ -416,8 +416,11 @@ export class AccessControl {
     return { ...keyView(record), key: token };
   }
 
-  /** Without secrets. Non-admins see their own keys; admins everyone's (or one account's). */
-  listKeys(actor: Principal, filter: { account?: unknown } = {}): KeyView[] {
+  /**
+   * Without secrets. Non-admins see their own keys; admins everyone's (or one account's). Each with its latest
+   * last use: this node's, or one another node sharing the store wrote later.
+   */
+  async listKeys(actor: Principal, filter: { account?: unknown } = {}): Promise<KeyView[]> {
     const account =
       filter.account === undefined || filter.account === null || filter.account === ''
         ? undefined
@@ -425,11 +428,15 @@ export class AccessControl {
     const isAdmin = hasScope(actor, 'admin');
     if (account !== undefined && account !== actor.account) requireAdmin(actor, "listing another account's keys");
     const wanted = account ?? (isAdmin ? undefined : actor.account);
+    const written = await this.store.lastUses?.();
     const views: KeyView[] = [];
     for (const credential of this.credentials.values()) {
       const key = credential.key;
       if (key === undefined || (wanted !== undefined && key.account !== wanted)) continue;
-      views.push(keyView(this.withLastUse(credential, key)));
+      const view = keyView(this.withLastUse(credential, key));
+      const elsewhere = written?.get(key.key_id);
+      if (elsewhere && elsewhere.last_used_at > (view.last_used_at ?? '')) Object.assign(view, elsewhere);
+      views.push(view);
     }
     return views.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
   }

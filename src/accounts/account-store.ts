@@ -62,6 +62,8 @@ export interface AccountStore {
    * when the store no longer knows them all (then the caller loads everything).
    */
   changesSince?(from: string, to: string): Promise<AccountChanges | undefined>;
+  /** Shared stores: the last use of each key used, as the nodes last wrote it. */
+  lastUses?(): Promise<Map<string, { last_used_at: string; last_used_from: string | null }>>;
   /** Shared stores: a lockout every node applies. */
   putLockout?(lockout: Lockout): Promise<void>;
 }

@@ -39,8 +39,8 @@ export function keysCommand(): Command {
     .addOption(dataDirOption())
     .addOption(databaseUrlOption())
     .action(async (options: { user?: string; json?: boolean; dataDir: string; databaseUrl?: string }, command: Command) => {
-      await runOffline(command, options, (access, print) => {
-        const list = access.listKeys(OPERATOR, { account: options.user });
+      await runOffline(command, options, async (access, print) => {
+        const list = await access.listKeys(OPERATOR, { account: options.user });
         if (options.json) return print(JSON.stringify(list, null, 2));
         const rows = list.map((k) => [
           k.key_id,

@@ -45,7 +45,7 @@ test('TMS_ADMIN_KEY of any shape becomes the admin key on first start', async ({
   await h.reopen();
   assert.equal(await h.access.ensureAdmin({ adminKey }), { created: false });
   assert.is(h.access.authenticate(`Bearer ${adminKey}`, 'x').account, 'admin');
-  assert.equal(h.access.listKeys(OPERATOR).map((k) => k.name), ['TMS_ADMIN_KEY']);
+  assert.equal((await h.access.listKeys(OPERATOR)).map((k) => k.name), ['TMS_ADMIN_KEY']);
 });
 
 test('a TMS_ADMIN_KEY given only on a later start is accepted too', async ({ h }) => {
@@ -58,13 +58,13 @@ test('a TMS_ADMIN_KEY given only on a later start is accepted too', async ({ h }
   assert.is(h.access.authenticate(`Bearer ${first.created && first.key}`, 'x').account, 'admin');
   await h.reopen();
   assert.equal(await h.access.ensureAdmin({ adminKey: 'added-on-the-second-start' }), { created: false });
-  assert.is(h.access.listKeys(OPERATOR).length, 2);
+  assert.is((await h.access.listKeys(OPERATOR)).length, 2);
 });
 
 test('a revoked TMS_ADMIN_KEY stays revoked', async ({ h }) => {
   const adminKey = 'leaked-admin-key-to-be-revoked';
   await h.access.ensureAdmin({ adminKey });
-  const keyId = h.access.listKeys(OPERATOR)[0]!.key_id;
+  const keyId = (await h.access.listKeys(OPERATOR))[0]!.key_id;
   await h.access.revokeKey(OPERATOR, keyId);
   await h.reopen();
   const again = await h.access.ensureAdmin({ adminKey });

@@ -57,16 +57,16 @@ test('listing shows keys without secrets, own keys only unless admin', async ({ 
   const b2 = await h.access.createKey(bob.principal, { name: 'two', scopes: ['write'] });
   const c1 = await h.access.createKey(carol.principal, { name: 'mine', scopes: ['read'] });
 
-  const bobs = h.access.listKeys(bob.principal);
+  const bobs = await h.access.listKeys(bob.principal);
   assert.equal(bobs.map((k) => k.key_id), [b1.key_id, b2.key_id]);
   for (const listed of bobs) {
     assert.not.ok('key' in listed);
     assert.not.ok('token_sha256' in listed);
     assert.not.ok(JSON.stringify(listed).includes(b1.key.slice(-43)));
   }
-  assert.equal(h.access.listKeys(carol.principal).map((k) => k.key_id), [c1.key_id]);
-  assert.equal(new Set(h.access.listKeys(root.principal).map((k) => k.key_id)), new Set([b1.key_id, b2.key_id, c1.key_id]));
-  assert.equal(h.access.listKeys(root.principal, { account: 'carol' }).map((k) => k.key_id), [c1.key_id]);
+  assert.equal((await h.access.listKeys(carol.principal)).map((k) => k.key_id), [c1.key_id]);
+  assert.equal(new Set((await h.access.listKeys(root.principal)).map((k) => k.key_id)), new Set([b1.key_id, b2.key_id, c1.key_id]));
+  assert.equal((await h.access.listKeys(root.principal, { account: 'carol' })).map((k) => k.key_id), [c1.key_id]);
   const denied = await apiError(() => h.access.listKeys(carol.principal, { account: 'bob' }));
   assert.is(denied.code, 'permission_denied');
 });
@@ -128,7 +128,7 @@ test('a revoked key is refused at once, and after a restart', async ({ h }) => {
   assert.is(revoked.revoked_at, new Date(h.clock.ms).toISOString());
   await h.reopen();
   assert.is((await apiError(() => h.access.authenticate(`Bearer ${key.key}`, 'x'))).code, 'unauthenticated');
-  assert.is(h.access.listKeys(OPERATOR)[0]?.revoked, true);
+  assert.is((await h.access.listKeys(OPERATOR))[0]?.revoked, true);
 });
 
 test("another account's key cannot be revoked, nor its existence learnt", async ({ h }) => {
@@ -159,14 +159,14 @@ test('a key stops working when it expires', async ({ h }) => {
 test('last use is recorded in memory at once and written in batches, not per request', async ({ h }) => {
   const bob = await makeAccount(h.access, 'bob', ['read']);
   const key = await h.access.createKey(bob.principal, { name: 'k', scopes: ['read'] });
-  assert.is(h.access.listKeys(bob.principal)[0]?.last_used_at, null);
+  assert.is((await h.access.listKeys(bob.principal))[0]?.last_used_at, null);
   h.clock.advance(5000);
   for (let i = 0; i < 1000; i++) h.access.authenticate(`Bearer ${key.key}`, '203.0.113.9');
-  const listed = h.access.listKeys(bob.principal)[0]!;
+  const listed = (await h.access.listKeys(bob.principal))[0]!;
   assert.is(listed.last_used_at, new Date(h.clock.ms).toISOString());
   assert.is(listed.last_used_from, '203.0.113.9');
   await h.reopen(); // close() flushes
-  assert.is(h.access.listKeys(OPERATOR)[0]?.last_used_at, new Date(h.clock.ms).toISOString());
+  assert.is((await h.access.listKeys(OPERATOR))[0]?.last_used_at, new Date(h.clock.ms).toISOString());
 });
 
 test('keys and accounts come back after a restart', async ({ h }) => {
@@ -183,7 +183,7 @@ test("removing an account removes its keys, which stop working at once", async (
   await h.access.deleteAccount(OPERATOR, 'bob');
   assert.is((await apiError(() => h.access.authenticate(`Bearer ${key.key}`, 'x'))).code, 'unauthenticated');
   await h.reopen();
-  assert.equal(h.access.listKeys(OPERATOR), []);
+  assert.equal(await h.access.listKeys(OPERATOR), []);
   // A new account of the same name does not inherit them.
   await makeAccount(h.access, 'bob', ['read']);
   assert.is((await apiError(() => h.access.authenticate(`Bearer ${key.key}`, 'x'))).code, 'unauthenticated');

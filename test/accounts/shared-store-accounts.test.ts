@@ -87,6 +87,29 @@ if (postgresql && TEST_DATABASE_URL) {
     });
   });
 
+  test('a key revoked on one node keeps, and lists, the last use another node wrote, which the first never loaded', async () => {
+    await withTwoNodes(async ({ place, a, b }) => {
+      const admin = await a.ensureAdmin();
+      assert.ok(admin.created);
+      const onA = await a.identify(`Bearer ${admin.key}`, '10.0.0.1');
+      const onB = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const key = await a.createKey(onA, { name: 'ci', scopes: ['read'] });
+      await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      await a.identify(`Bearer ${key.key}`, '10.9.9.9');
+      await a.flush();
+      await b.revokeKey(onB, key.key_id);
+      if (place.spec.backend !== 'postgresql') throw new Error('a PostgreSQL place');
+      const { url, schema } = place.spec;
+      const { rows } = await withClient(url, (client) => client.query(`SELECT record FROM ${schema}.api_key WHERE key_id = $1`, [key.key_id]));
+      assert.is(rows[0].record.revoked, true);
+      assert.is(rows[0].record.last_used_from, '10.9.9.9');
+      assert.type(rows[0].record.last_used_at, 'string');
+      const listed = (await b.listKeys(onB)).find((view) => view.key_id === key.key_id)!;
+      assert.is(listed.last_used_from, '10.9.9.9', 'B lists the last use A wrote');
+      assert.is(listed.last_used_at, rows[0].record.last_used_at);
+    });
+  });
+
   test('a node that the change log no longer reaches back to loads everything, and misses nothing', async () => {
     await withTwoNodes(async ({ place, a, b, counts }) => {
       const admin = await a.ensureAdmin();

@@ -76,7 +76,7 @@ export function accountOperations(deps: OperationDeps) {
       return { key_id, key: key.key, name, scopes, created_at, expires_at, account };
     }),
     'tms.v1.AccountService.ListKeys': defineOperation(listKeysInput, async (ctx, input) => {
-      const keys = access.listKeys(ctx.principal, { account: input.account });
+      const keys = await access.listKeys(ctx.principal, { account: input.account });
       const page = pageOf(keys, (k) => k.key_id, pageSizeOf(input.page_size, deps.config), input.page_token);
       return { keys: page.items.map(keyJson), next_page_token: page.nextPageToken };
     }),

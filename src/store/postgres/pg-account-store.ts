@@ -4,7 +4,16 @@ import type { AccountRecord, KeyRecord, SessionRecord } from '../../accounts/rec
 import { inTransaction } from './transaction.ts';
 
 const UPSERT_ACCOUNT = 'INSERT INTO account (username, record) VALUES ($1, $2) ON CONFLICT (username) DO UPDATE SET record = EXCLUDED.record';
-const UPSERT_KEY = 'INSERT INTO api_key (key_id, record) VALUES ($1, $2) ON CONFLICT (key_id) DO UPDATE SET record = EXCLUDED.record';
+/**
+ * A key as one node holds it; a later last use another node wrote meanwhile stays (nodes learn of last uses only
+ * when they load every key, so a revocation on one node would otherwise put back an older one).
+ */
+const UPSERT_KEY = `
+  INSERT INTO api_key (key_id, record) VALUES ($1, $2) ON CONFLICT (key_id) DO UPDATE SET record = CASE
+    WHEN coalesce(api_key.record->>'last_used_at', '') > coalesce(EXCLUDED.record->>'last_used_at', '')
+    THEN EXCLUDED.record || jsonb_build_object('last_used_at', api_key.record->'last_used_at', 'last_used_from', api_key.record->'last_used_from')
+    ELSE EXCLUDED.record
+  END`;
 /** The clock's bump and the note of what the change touched, in one statement. */
 const BUMP_AND_NOTE = `
   WITH bumped AS (UPDATE tms_account_clock SET stamp = stamp + 1 RETURNING stamp)
@@ -75,6 +84,13 @@ export class PgAccountStore implements AccountStore {
       removedSessions: sessionIds.filter((id) => !foundSessions.has(id)),
       ...(lockouts && { lockouts }),
     };
+  }
+
+  async lastUses(): Promise<Map<string, { last_used_at: string; last_used_from: string | null }>> {
+    const { rows } = await this.pool.query<{ key_id: string; last_used_at: string; last_used_from: string | null }>(
+      "SELECT key_id, record->>'last_used_at' AS last_used_at, record->>'last_used_from' AS last_used_from FROM api_key WHERE record->>'last_used_at' IS NOT NULL",
+    );
+    return new Map(rows.map(({ key_id, ...use }) => [key_id, use]));
   }
 
   private async lockoutsInForce(): Promise<Lockout[]> {
