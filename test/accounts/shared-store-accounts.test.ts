@@ -110,6 +110,26 @@ if (postgresql && TEST_DATABASE_URL) {
     });
   });
 
+  test('a change without a note among noted ones (a node of the version before) makes the other node load everything', async () => {
+    await withTwoNodes(async ({ place, a, b, counts }) => {
+      const admin = await a.ensureAdmin();
+      assert.ok(admin.created);
+      const principal = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const loads = counts.loadAll;
+      const key = await a.createKey(principal, { name: 'noted', scopes: ['read'] });
+      if (place.spec.backend !== 'postgresql') throw new Error('a PostgreSQL place');
+      const { url, schema } = place.spec;
+      await withClient(url, (client) => client.query(`UPDATE ${schema}.tms_account_clock SET stamp = stamp + 1`));
+      const login = await a.login('admin', admin.password, '10.0.0.1');
+      assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'admin');
+      assert.is((await b.identify(`Bearer ${login.token}`, '10.0.0.2')).account, 'admin');
+      assert.is(counts.loadAll, loads + 1, 'one full load for the range with a stamp unnoted');
+      await a.revokeKey(principal, key.key_id);
+      await refused(Promise.resolve(b.identify(`Bearer ${key.key}`, '10.0.0.2')), 'unauthenticated');
+      assert.is(counts.loadAll, loads + 1, 'and incremental again after it');
+    });
+  });
+
   test('a node that the change log no longer reaches back to loads everything, and misses nothing', async () => {
     await withTwoNodes(async ({ place, a, b, counts }) => {
       const admin = await a.ensureAdmin();
