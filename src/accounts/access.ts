@@ -95,8 +95,8 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * so `authenticate` is a Map lookup (and a SHA-256 the first time a header value is seen); changes are
  * written through to the store. Where other nodes share the store, every request first compares the
  * store's stamp with the one memory was loaded at, and loads what changed when they differ (the records a
- * change touched; all of them after an account change): a login, logout, revocation or lockout on any node
- * counts on every node from its next request.
+ * change touched; all of them after an account change, or after a write of its own failed): a login, logout,
+ * revocation or lockout on any node counts on every node from its next request.
  */
 export class AccessControl {
   private readonly accounts = new Map<string, AccountRecord>();
@@ -121,6 +121,12 @@ export class AccessControl {
   /** Shared stores: the check that keeps memory current, and the stamp memory was loaded at. */
   private readonly fresh: FreshCheck | undefined;
   private loadedStamp: string | undefined;
+  /**
+   * Writes that failed, and how many of them the last full load came after: a failed write may have changed
+   * memory (a revocation, a logout, a removal) and not the store, or the store after all.
+   */
+  private failedWrites = 0;
+  private failedWritesLoaded = 0;
   private lockoutWrite: Promise<void> = Promise.resolve();
 
   private constructor(private readonly store: AccountStore, options: AccessOptions) {
@@ -175,11 +181,16 @@ export class AccessControl {
 
   /** What changed since memory was loaded: only that, where the store can say; everything otherwise. */
   private async reloadIfChanged(): Promise<void> {
+    const failed = this.failedWrites;
     const stamp = await this.store.stamp!();
-    if (stamp === this.loadedStamp) return;
-    const changes = this.loadedStamp === undefined ? undefined : await this.store.changesSince?.(this.loadedStamp, stamp);
+    const repair = failed !== this.failedWritesLoaded;
+    if (stamp === this.loadedStamp && !repair) return;
+    const changes = this.loadedStamp === undefined || repair ? undefined : await this.store.changesSince?.(this.loadedStamp, stamp);
     if (changes) this.apply(changes);
-    else this.load(await this.store.loadAll());
+    else {
+      this.load(await this.store.loadAll());
+      this.failedWritesLoaded = failed;
+    }
     this.loadedStamp = stamp;
   }
 
@@ -550,7 +561,10 @@ export class AccessControl {
   // ---------------------------------------------------------------- internals
 
   private write<T>(operation: () => Promise<T>): Promise<T> {
-    return this.writes.run('accounts', operation);
+    return this.writes.run('accounts', operation).catch((error: unknown) => {
+      this.failedWrites += 1;
+      throw error;
+    });
   }
 
   private withLastUse(credential: Credential, key: KeyRecord): KeyRecord {

@@ -24,7 +24,13 @@ function counted(store: AccountStore) {
     counts.changesSince += 1;
     return store.changesSince!(from, to);
   };
-  return { store: wrapped, counts };
+  let failing = false;
+  wrapped.putKey = (record) => {
+    if (!failing) return store.putKey(record);
+    failing = false;
+    return Promise.reject(new Error('connection lost'));
+  };
+  return { store: wrapped, counts, failNextWrite: () => (failing = true) };
 }
 
 interface Nodes {
@@ -33,6 +39,8 @@ interface Nodes {
   b: AccessControl;
   /** Node B's loads. */
   counts: { loadAll: number; changesSince: number };
+  /** Node B's next key write fails before it reaches the store. */
+  failNextWrite: () => void;
 }
 
 async function withTwoNodes(work: (nodes: Nodes) => Promise<void>): Promise<void> {
@@ -44,7 +52,7 @@ async function withTwoNodes(work: (nodes: Nodes) => Promise<void>): Promise<void
     const b = counted(storages[1]!.accounts);
     const options = { scrypt: CHEAP_SCRYPT, throttle: { accountLimit: 3 } };
     access.push(await AccessControl.open(storages[0]!.accounts, options), await AccessControl.open(b.store, options));
-    await work({ place, a: access[0]!, b: access[1]!, counts: b.counts });
+    await work({ place, a: access[0]!, b: access[1]!, counts: b.counts, failNextWrite: b.failNextWrite });
   } finally {
     for (const node of access) await node.close();
     for (const storage of storages) await storage.close();
@@ -147,6 +155,94 @@ if (postgresql && TEST_DATABASE_URL) {
       await refused(Promise.resolve(b.identify(`Bearer ${revoked.key}`, '10.0.0.2')), 'unauthenticated');
       assert.is((await b.identify(`Bearer ${login.token}`, '10.0.0.2')).account, 'admin');
       assert.is((await b.identify(`Bearer ${kept.key}`, '10.0.0.2')).account, 'admin');
+      assert.is(counts.loadAll, loads + 1, 'one full load');
+    });
+  });
+
+  test('a database made again under a running node, with more changes than the node saw: the node loads everything', async () => {
+    await withTwoNodes(async ({ place, a, b }) => {
+      const before = await a.ensureAdmin();
+      assert.ok(before.created);
+      const oldLogin = await a.login('admin', before.password, '10.0.0.1');
+      assert.is((await b.identify(`Bearer ${oldLogin.token}`, '10.0.0.2')).account, 'admin');
+      if (place.spec.backend !== 'postgresql') throw new Error('a PostgreSQL place');
+      const { url, schema } = place.spec;
+      await withClient(url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
+      const again = await place.open();
+      const c = await AccessControl.open(again.accounts, { scrypt: CHEAP_SCRYPT });
+      try {
+        const after = await c.ensureAdmin();
+        assert.ok(after.created);
+        // Session notes only, and the count past the one node B loaded at.
+        for (let login = 0; login < 3; login++) await c.login('admin', after.password, '10.0.0.3');
+        await refused(Promise.resolve(b.identify(`Bearer ${before.key}`, '10.0.0.2')), 'unauthenticated');
+        await refused(Promise.resolve(b.identify(`Bearer ${oldLogin.token}`, '10.0.0.2')), 'unauthenticated');
+        assert.is((await b.identify(`Bearer ${after.key}`, '10.0.0.2')).account, 'admin');
+      } finally {
+        await c.close();
+        await again.close();
+      }
+    });
+  });
+
+  test('a revocation whose write failed on its node: that node loads everything, and agrees with the store and the other node', async () => {
+    await withTwoNodes(async ({ a, b, counts, failNextWrite }) => {
+      const admin = await a.ensureAdmin();
+      assert.ok(admin.created);
+      const onB = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const key = await a.createKey(onB, { name: 'ci', scopes: ['read'] });
+      assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'admin');
+      const loads = counts.loadAll;
+      failNextWrite();
+      try {
+        await b.revokeKey(onB, key.key_id);
+        assert.unreachable('the revocation was not written');
+      } catch (error) {
+        assert.match(String(error), /connection lost/);
+      }
+      assert.is((await a.identify(`Bearer ${key.key}`, '10.0.0.1')).account, 'admin', 'the store holds the key unrevoked');
+      assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'admin', 'and so does B, as it reported');
+      assert.is(counts.loadAll, loads + 1, 'one full load');
+      await b.revokeKey(onB, key.key_id);
+      await refused(Promise.resolve(a.identify(`Bearer ${key.key}`, '10.0.0.1')), 'unauthenticated');
+      await refused(Promise.resolve(b.identify(`Bearer ${key.key}`, '10.0.0.2')), 'unauthenticated');
+    });
+  });
+
+  test("an account removed on one node: its keys and sessions are refused on the other", async () => {
+    await withTwoNodes(async ({ a, b }) => {
+      const admin = await a.ensureAdmin();
+      assert.ok(admin.created);
+      const onA = await a.identify(`Bearer ${admin.key}`, '10.0.0.1');
+      const created = await a.createAccount(onA, { username: 'bob', scopes: ['read'] });
+      const key = await a.createKey(onA, { account: 'bob', name: 'bob', scopes: ['read'] });
+      const login = await b.login('bob', created.password, '10.0.0.2');
+      assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'bob');
+      assert.is((await b.identify(`Bearer ${login.token}`, '10.0.0.2')).account, 'bob');
+      await a.deleteAccount(onA, 'bob');
+      await refused(Promise.resolve(b.identify(`Bearer ${key.key}`, '10.0.0.2')), 'unauthenticated');
+      await refused(Promise.resolve(b.identify(`Bearer ${login.token}`, '10.0.0.2')), 'unauthenticated');
+      await refused(b.login('bob', created.password, '10.0.0.2'), 'unauthenticated');
+    });
+  });
+
+  test('a stamp gone back (a store restored into the database): the other node loads everything', async () => {
+    await withTwoNodes(async ({ place, a, b, counts }) => {
+      const admin = await a.ensureAdmin();
+      assert.ok(admin.created);
+      const principal = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const key = await a.createKey(principal, { name: 'gone', scopes: ['read'] });
+      assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'admin');
+      const loads = counts.loadAll;
+      if (place.spec.backend !== 'postgresql') throw new Error('a PostgreSQL place');
+      const { url, schema } = place.spec;
+      // As the store stood before the key was made.
+      await withClient(url, async (client) => {
+        await client.query(`DELETE FROM ${schema}.api_key WHERE key_id = $1`, [key.key_id]);
+        await client.query(`UPDATE ${schema}.tms_account_clock SET stamp = stamp - 1`);
+      });
+      await refused(Promise.resolve(b.identify(`Bearer ${key.key}`, '10.0.0.2')), 'unauthenticated');
+      assert.is((await b.identify(`Bearer ${admin.key}`, '10.0.0.2')).account, 'admin');
       assert.is(counts.loadAll, loads + 1, 'one full load');
     });
   });

@@ -76,6 +76,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'accounts: an epoch per database, so that a node never reads notes of a database made again as its own',
+    sql: `
+      ALTER TABLE tms_account_clock ADD COLUMN epoch uuid NOT NULL DEFAULT gen_random_uuid();
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;

@@ -25,6 +25,11 @@ const KEPT_CHANGES = 10_000n;
 /** The log is pruned at every this many changes. */
 const PRUNE_EVERY = 100n;
 
+function splitStamp(stamp: string): [epoch: string, count: bigint] {
+  const slash = stamp.lastIndexOf('/');
+  return [stamp.slice(0, slash), BigInt(stamp.slice(slash + 1))];
+}
+
 /** What an account change touched: an account (by name), a key or session (by id), or the lockouts. */
 type Touched = { kind: 'account' | 'key' | 'session'; subject: string } | { kind: 'lockout'; subject: '' };
 const LOCKOUTS: Touched = { kind: 'lockout', subject: '' };
@@ -52,16 +57,22 @@ export class PgAccountStore implements AccountStore {
     };
   }
 
+  /** `<epoch>/<count>`: the epoch is the database's own, made with it, so a database made again never continues an old count. */
   async stamp(): Promise<string> {
-    const { rows } = await this.pool.query<{ stamp: string }>('SELECT stamp FROM tms_account_clock');
+    const { rows } = await this.pool.query<{ stamp: string }>("SELECT epoch || '/' || stamp AS stamp FROM tms_account_clock");
     return rows[0]!.stamp;
   }
 
   async changesSince(from: string, to: string): Promise<AccountChanges | undefined> {
-    const changes = BigInt(to) - BigInt(from);
-    // The stamp went back (a store restored into the database) or the log no longer reaches back that far.
-    if (changes <= 0n || changes > KEPT_CHANGES) return undefined;
-    const { rows } = await this.pool.query<Touched & { stamp: string }>('SELECT stamp, kind, subject FROM account_change_log WHERE stamp > $1 AND stamp <= $2', [from, to]);
+    const [fromEpoch, fromCount] = splitStamp(from);
+    const [toEpoch, toCount] = splitStamp(to);
+    const changes = toCount - fromCount;
+    // Another database, the stamp gone back (a store restored into the database), or a log that no longer reaches back that far.
+    if (fromEpoch !== toEpoch || changes <= 0n || changes > KEPT_CHANGES) return undefined;
+    const { rows } = await this.pool.query<Touched & { stamp: string }>('SELECT stamp, kind, subject FROM account_change_log WHERE stamp > $1 AND stamp <= $2', [
+      String(fromCount),
+      String(toCount),
+    ]);
     // Every stamp in the range has its note, unless the log was pruned or a change was made without one.
     if (BigInt(new Set(rows.map((row) => row.stamp)).size) !== changes) return undefined;
     if (rows.some((row) => row.kind === 'account')) return undefined;
