@@ -311,7 +311,14 @@ export class AccessControl {
       token_sha256: hashToken(token).toString('hex'),
     };
     this.registerSession(session);
-    await this.write(() => this.store.putSession(session));
+    try {
+      await this.write(() => this.store.putSession(session));
+    } catch (error) {
+      this.credentials.delete(sessionId);
+      // Another node removed the account meanwhile.
+      if (error instanceof ApiError && error.code === 'not_found') throw new ApiError('unauthenticated', INVALID_LOGIN);
+      throw error;
+    }
     return { token, expires_at: session.expires_at, account: name, scopes: [...account.scopes] };
   }
 

@@ -1,4 +1,8 @@
+import { ApiError } from '../domain/errors.ts';
 import type { AccountRecord, KeyRecord, SessionRecord } from './records.ts';
+
+/** What `putKey` and `putSession` refuse with when the record's account does not exist (any longer). */
+export const noSuchAccount = (account: string): ApiError => new ApiError('not_found', `account "${account}" not found`);
 
 export interface LoadedAccounts {
   accounts: AccountRecord[];
@@ -42,6 +46,7 @@ export interface AccountStore {
   removeAccount(username: string, keyIds: readonly string[], sessionIds: readonly string[]): Promise<void>;
   /** A new account with its first key (the bootstrap admin); false, writing nothing, if the account exists. */
   addAccountWithKey(account: AccountRecord, key: KeyRecord): Promise<boolean>;
+  /** A key or session of an account that does not exist (another node removed it) is refused (`noSuchAccount`), writing nothing. */
   putKey(record: KeyRecord): Promise<void>;
   /**
    * Last-use bookkeeping: only the last-use fields, and only of keys that still exist (another node may have

@@ -226,6 +226,37 @@ if (postgresql && TEST_DATABASE_URL) {
     });
   });
 
+  test('a key or login made on a node that has not yet seen its account removed is refused, and nothing of it stays', async () => {
+    await withTwoNodes(async ({ place, a, b }) => {
+      const admin = await a.ensureAdmin();
+      assert.ok(admin.created);
+      const onA = await a.identify(`Bearer ${admin.key}`, '10.0.0.1');
+      const onB = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const created = await a.createAccount(onA, { username: 'bob', scopes: ['read'] });
+      await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      // B writes before its next check: as if A removed the account between B's check and B's write.
+      await a.deleteAccount(onA, 'bob');
+      await refused(b.createKey(onB, { account: 'bob', name: 'late', scopes: ['read'] }), 'not_found');
+      // The removal lands while B checks the password, or before B's check: refused either way.
+      await a.createAccount(onA, { username: 'bob', password: created.password!, scopes: ['read'] });
+      await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const login = b.login('bob', created.password, '10.0.0.2');
+      await a.deleteAccount(onA, 'bob');
+      await refused(login, 'unauthenticated');
+      if (place.spec.backend !== 'postgresql') throw new Error('a PostgreSQL place');
+      const { url, schema } = place.spec;
+      const { rows } = await withClient(url, (client) =>
+        client.query(
+          `SELECT (SELECT count(*)::int FROM ${schema}.api_key WHERE account = 'bob') AS keys, (SELECT count(*)::int FROM ${schema}.login_session WHERE account = 'bob') AS sessions`,
+        ),
+      );
+      assert.equal(rows[0], { keys: 0, sessions: 0 });
+      await a.createAccount(onA, { username: 'bob', scopes: ['read'] });
+      await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      assert.equal(await b.listKeys(onB, { account: 'bob' }), [], 'an account made again under the name has no keys of the old one');
+    });
+  });
+
   test('a stamp gone back (a store restored into the database): the other node loads everything', async () => {
     await withTwoNodes(async ({ place, a, b, counts }) => {
       const admin = await a.ensureAdmin();

@@ -142,6 +142,34 @@ if (TEST_DATABASE_URL) {
     });
   });
 
+  test('migration 7 removes keys and sessions whose account is gone, and from then on they go with their account', async () => {
+    await withPools(1, async ([pool], schema) => {
+      await migrate(pool!, schema, MIGRATIONS.filter((migration) => migration.version < 7));
+      const record = (kind: string, id: string, account: string) => JSON.stringify({ [kind]: id, account });
+      await pool!.query(`INSERT INTO account (username, record) VALUES ('kept', '{"username":"kept"}')`);
+      const owners: [string, string][] = [
+        ['1', 'kept'],
+        ['2', 'gone'],
+      ];
+      for (const [n, account] of owners) {
+        await pool!.query('INSERT INTO api_key (key_id, record) VALUES ($1, $2)', [`k${n}`, record('key_id', `k${n}`, account)]);
+        await pool!.query('INSERT INTO login_session (session_id, record) VALUES ($1, $2)', [`s${n}`, record('session_id', `s${n}`, account)]);
+      }
+      assert.equal(await migrate(pool!, schema), { from: 6, to: LATEST_VERSION });
+      assert.equal((await pool!.query('SELECT key_id FROM api_key')).rows, [{ key_id: 'k1' }]);
+      assert.equal((await pool!.query('SELECT session_id FROM login_session')).rows, [{ session_id: 's1' }]);
+      try {
+        await pool!.query('INSERT INTO api_key (key_id, record) VALUES ($1, $2)', ['k3', record('key_id', 'k3', 'gone')]);
+        assert.unreachable('a key of no account was written');
+      } catch (error) {
+        assert.is(codeOf(error), '23503');
+      }
+      await pool!.query(`DELETE FROM account WHERE username = 'kept'`);
+      assert.is((await pool!.query('SELECT count(*)::int AS n FROM api_key')).rows[0].n, 0);
+      assert.is((await pool!.query('SELECT count(*)::int AS n FROM login_session')).rows[0].n, 0);
+    });
+  });
+
   test('every wait is bounded: a statement, a lock, and a connection from a full pool', async () => {
     await withPools(1, async ([pool]) => {
       try {

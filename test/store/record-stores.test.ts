@@ -1,6 +1,7 @@
 // The account and saved-request store contracts, run unchanged against every backend (test/support/backends.ts).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ApiError } from '../../src/domain/errors.ts';
 import type { AccountRecord, KeyRecord, SessionRecord } from '../../src/accounts/records.ts';
 import type { SavedRequestRecord } from '../../src/saved-requests/records.ts';
 import { AccessControl } from '../../src/accounts/access.ts';
@@ -96,9 +97,27 @@ for (const backend of testBackends) {
     assert.equal(loaded.sessions, [session('s2', 'bob')]);
   });
 
+  records('accounts: a key or session of an account that does not exist is refused as not found, and nothing is written', async (context) => {
+    const { accounts } = context.stores;
+    await accounts.putAccount(account('ada'));
+    for (const write of [() => accounts.putKey(key('k1', 'bob')), () => accounts.putSession(session('s1', 'bob'))]) {
+      try {
+        await write();
+        assert.unreachable('written without its account');
+      } catch (error) {
+        assert.instance(error, ApiError);
+        assert.is((error as ApiError).code, 'not_found');
+        assert.is((error as ApiError).message, 'account "bob" not found');
+      }
+    }
+    await accounts.removeAccount('ada', [], []);
+    assert.equal(await accounts.loadAll(), { accounts: [], keys: [], sessions: [] });
+  });
+
   records('accounts: bookkeeping writes many keys at once and deletes sessions one or many at a time', async (context) => {
     const { accounts } = context.stores;
     await accounts.putKeysLazily([]);
+    await accounts.putAccount(account('ada'));
     await accounts.putKey(key('k1', 'ada'));
     await accounts.putKey(key('k2', 'ada'));
     const used = key('k1', 'ada', { last_used_at: '2026-11-24T10:30:00.000Z', last_used_from: '10.0.0.7' });

@@ -1,6 +1,6 @@
 import type { AbstractLevel, AbstractSnapshot, AbstractSublevel } from 'abstract-level';
 import type { AccountRecord, KeyRecord, SessionRecord } from '../../accounts/records.ts';
-import type { AccountStore, LoadedAccounts } from '../../accounts/account-store.ts';
+import { noSuchAccount, type AccountStore, type LoadedAccounts } from '../../accounts/account-store.ts';
 
 /** The app's root LevelDB (any key/value encoding). */
 export interface RootDb {
@@ -76,8 +76,14 @@ export class LevelAccountStore implements AccountStore {
     return true;
   }
 
-  putKey(record: KeyRecord): Promise<void> {
-    return this.sub.put(keyKey(record.key_id), record, DURABLE);
+  async putKey(record: KeyRecord): Promise<void> {
+    await this.accountExists(record.account);
+    await this.sub.put(keyKey(record.key_id), record, DURABLE);
+  }
+
+  /** One process writes, its account writes serialised: the account read stays true until the write. */
+  private async accountExists(username: string): Promise<void> {
+    if ((await this.sub.get(accountKey(username))) === undefined) throw noSuchAccount(username);
   }
 
   /** Bookkeeping (last use): not worth an fsync; a crash loses a few seconds of it. */
@@ -92,8 +98,9 @@ export class LevelAccountStore implements AccountStore {
     await this.sub.batch(operations);
   }
 
-  putSession(record: SessionRecord): Promise<void> {
-    return this.sub.put(sessionKey(record.session_id), record, DURABLE);
+  async putSession(record: SessionRecord): Promise<void> {
+    await this.accountExists(record.account);
+    await this.sub.put(sessionKey(record.session_id), record, DURABLE);
   }
 
   deleteSession(sessionId: string): Promise<void> {

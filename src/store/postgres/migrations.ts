@@ -83,6 +83,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE tms_account_clock ADD COLUMN epoch uuid NOT NULL DEFAULT gen_random_uuid();
     `,
   },
+  {
+    version: 7,
+    name: "accounts: keys and sessions belong to an account that exists, and go with it (those left by a removal that raced a write go now)",
+    sql: `
+      DELETE FROM api_key WHERE NOT EXISTS (SELECT FROM account WHERE account.username = api_key.record->>'account');
+      DELETE FROM login_session WHERE NOT EXISTS (SELECT FROM account WHERE account.username = login_session.record->>'account');
+      ALTER TABLE api_key ADD COLUMN account text COLLATE "C" GENERATED ALWAYS AS (record->>'account') STORED
+        REFERENCES account (username) ON DELETE CASCADE DEFERRABLE;
+      ALTER TABLE login_session ADD COLUMN account text COLLATE "C" GENERATED ALWAYS AS (record->>'account') STORED
+        REFERENCES account (username) ON DELETE CASCADE DEFERRABLE;
+      CREATE INDEX api_key_account ON api_key (account);
+      CREATE INDEX login_session_account ON login_session (account);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;

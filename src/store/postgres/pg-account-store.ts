@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { AccountChanges, AccountStore, LoadedAccounts, Lockout } from '../../accounts/account-store.ts';
+import { noSuchAccount, type AccountChanges, type AccountStore, type LoadedAccounts, type Lockout } from '../../accounts/account-store.ts';
 import type { AccountRecord, KeyRecord, SessionRecord } from '../../accounts/records.ts';
 import { inTransaction } from './transaction.ts';
 
@@ -24,6 +24,19 @@ const BUMP_AND_NOTE = `
 const KEPT_CHANGES = 10_000n;
 /** The log is pruned at every this many changes. */
 const PRUNE_EVERY = 100n;
+
+/** SQLSTATE foreign_key_violation: a key or session of an account another node has removed. */
+const NO_SUCH_ACCOUNT = '23503';
+
+/** A key or session written for an account: refused, as not found, when no such account exists (any longer). */
+async function forAccount(account: string, write: Promise<void>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if ((error as { code?: string }).code === NO_SUCH_ACCOUNT) throw noSuchAccount(account);
+    throw error;
+  }
+}
 
 function splitStamp(stamp: string): [epoch: string, count: bigint] {
   const slash = stamp.lastIndexOf('/');
@@ -123,12 +136,10 @@ export class PgAccountStore implements AccountStore {
     return this.change([{ kind: 'account', subject: record.username }], (client) => client.query(UPSERT_ACCOUNT, [record.username, record]));
   }
 
-  removeAccount(username: string, keyIds: readonly string[], sessionIds: readonly string[]): Promise<void> {
+  removeAccount(username: string): Promise<void> {
     return this.change([{ kind: 'account', subject: username }], async (client) => {
+      // Its keys and sessions go with it (foreign keys), also those another node wrote that this one has not seen.
       await client.query('DELETE FROM account WHERE username = $1', [username]);
-      // Also what another node created for the account and this one has not seen yet.
-      await client.query(`DELETE FROM api_key WHERE key_id = ANY($1) OR record->>'account' = $2`, [keyIds, username]);
-      await client.query(`DELETE FROM login_session WHERE session_id = ANY($1) OR record->>'account' = $2`, [sessionIds, username]);
     });
   }
 
@@ -147,7 +158,10 @@ export class PgAccountStore implements AccountStore {
   }
 
   putKey(record: KeyRecord): Promise<void> {
-    return this.change([{ kind: 'key', subject: record.key_id }], (client) => client.query(UPSERT_KEY, [record.key_id, record]));
+    return forAccount(
+      record.account,
+      this.change([{ kind: 'key', subject: record.key_id }], (client) => client.query(UPSERT_KEY, [record.key_id, record])),
+    );
   }
 
   async putKeysLazily(records: readonly KeyRecord[]): Promise<void> {
@@ -161,11 +175,14 @@ export class PgAccountStore implements AccountStore {
   }
 
   putSession(record: SessionRecord): Promise<void> {
-    return this.change([{ kind: 'session', subject: record.session_id }], (client) =>
-      client.query('INSERT INTO login_session (session_id, record) VALUES ($1, $2) ON CONFLICT (session_id) DO UPDATE SET record = EXCLUDED.record', [
-        record.session_id,
-        record,
-      ]),
+    return forAccount(
+      record.account,
+      this.change([{ kind: 'session', subject: record.session_id }], (client) =>
+        client.query('INSERT INTO login_session (session_id, record) VALUES ($1, $2) ON CONFLICT (session_id) DO UPDATE SET record = EXCLUDED.record', [
+          record.session_id,
+          record,
+        ]),
+      ),
     );
   }
 

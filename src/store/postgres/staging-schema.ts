@@ -105,12 +105,20 @@ export function swapIn(url: string, schema: string, expected: string): Promise<v
       const counted = ACCOUNT_TABLES.map((table) => `(SELECT count(*) FROM ${quoted(TARGET_SCHEMA)}.${quoted(table)})`).join(' + ');
       const { rows: held } = await client.query<{ n: string }>(`SELECT ${counted} AS n`);
       if (Number(held[0]!.n) > 0) throw new TargetChangedError('the target gained accounts, keys, sessions or saved requests while the store was written beside it');
-      const { rows } = await client.query<{ name: string }>('SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY 1', [schema]);
-      for (const { name } of rows) {
+      // Keys and sessions refer to their accounts: checked at the commit, when every table is filled.
+      await client.query('SET CONSTRAINTS ALL DEFERRED');
+      // Generated columns (a key's account) are computed again as rows go in.
+      const { rows } = await client.query<{ name: string; columns: string[] }>(
+        `SELECT table_name AS name, array_agg(column_name::text ORDER BY ordinal_position) AS columns FROM information_schema.columns
+         WHERE table_schema = $1 AND is_generated = 'NEVER' GROUP BY table_name ORDER BY 1`,
+        [schema],
+      );
+      for (const { name, columns } of rows) {
         if (TARGET_ONLY.has(name)) continue;
         const target = `${quoted(TARGET_SCHEMA)}.${quoted(name)}`;
+        const list = columns.map(quoted).join(', ');
         await client.query(`DELETE FROM ${target}`);
-        await client.query(`INSERT INTO ${target} SELECT * FROM ${quoted(schema)}.${quoted(name)}`);
+        await client.query(`INSERT INTO ${target} (${list}) SELECT ${list} FROM ${quoted(schema)}.${quoted(name)}`);
       }
       await client.query(`DROP SCHEMA ${quoted(schema)} CASCADE`);
     }),
