@@ -80,7 +80,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     name: 'accounts: an epoch per database, so that a node never reads notes of a database made again as its own',
     sql: `
-      ALTER TABLE tms_account_clock ADD COLUMN epoch uuid NOT NULL DEFAULT gen_random_uuid();
+      ALTER TABLE tms_account_clock ADD COLUMN epoch text NOT NULL DEFAULT md5(random()::text || clock_timestamp()::text);
     `,
   },
   {

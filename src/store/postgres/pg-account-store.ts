@@ -70,9 +70,14 @@ export class PgAccountStore implements AccountStore {
     };
   }
 
-  /** `<epoch>/<count>`: the epoch is the database's own, made with it, so a database made again never continues an old count. */
+  /**
+   * `<epoch>.<table oid>/<count>`: the epoch is made with the database and the oid with the clock's table, so neither a
+   * database made again nor one restored from a dump (which makes its tables again) continues a count a node loaded at.
+   */
   async stamp(): Promise<string> {
-    const { rows } = await this.pool.query<{ stamp: string }>("SELECT epoch || '/' || stamp AS stamp FROM tms_account_clock");
+    const { rows } = await this.pool.query<{ stamp: string }>(
+      "SELECT epoch || '.' || 'tms_account_clock'::regclass::oid::text || '/' || stamp::text AS stamp FROM tms_account_clock",
+    );
     return rows[0]!.stamp;
   }
 
