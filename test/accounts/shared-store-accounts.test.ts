@@ -35,13 +35,15 @@ function counted(store: AccountStore) {
     counts.changesSince += 1;
     return store.changesSince!(from, to);
   };
-  let failing = false;
-  wrapped.putKey = (record) => {
-    if (!failing) return store.putKey(record);
-    failing = false;
-    return Promise.reject(new Error('connection lost'));
+  let failing: 'before' | 'after' | undefined;
+  wrapped.putKey = async (record) => {
+    const when = failing;
+    failing = undefined;
+    if (when === 'before') throw new Error('connection lost');
+    await store.putKey(record);
+    if (when === 'after') throw new Error('connection lost');
   };
-  return { store: wrapped, counts, failNextWrite: () => (failing = true) };
+  return { store: wrapped, counts, failNextWrite: (when: 'before' | 'after' = 'before') => (failing = when) };
 }
 
 interface Nodes {
@@ -50,8 +52,8 @@ interface Nodes {
   b: AccessControl;
   /** Node B's loads. */
   counts: { loadAll: number; changesSince: number };
-  /** Node B's next key write fails before it reaches the store. */
-  failNextWrite: () => void;
+  /** Node B's next key write fails: before it reaches the store, or after the store took it (the answer lost). */
+  failNextWrite: (when?: 'before' | 'after') => void;
 }
 
 async function withTwoNodes(work: (nodes: Nodes) => Promise<void>): Promise<void> {
@@ -226,29 +228,37 @@ if (postgresql && TEST_DATABASE_URL) {
     });
   });
 
-  test('a revocation whose write failed on its node: that node loads everything, and agrees with the store and the other node', async () => {
-    await withTwoNodes(async ({ a, b, counts, failNextWrite }) => {
-      const admin = await a.ensureAdmin();
-      assert.ok(admin.created);
-      const onB = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
-      const key = await a.createKey(onB, { name: 'ci', scopes: ['read'] });
-      assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'admin');
-      const loads = counts.loadAll;
-      failNextWrite();
-      try {
-        await b.revokeKey(onB, key.key_id);
-        assert.unreachable('the revocation was not written');
-      } catch (error) {
-        assert.match(String(error), /connection lost/);
-      }
-      assert.is((await a.identify(`Bearer ${key.key}`, '10.0.0.1')).account, 'admin', 'the store holds the key unrevoked');
-      assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'admin', 'and so does B, as it reported');
-      assert.is(counts.loadAll, loads + 1, 'one full load');
-      await b.revokeKey(onB, key.key_id);
-      await refused(Promise.resolve(a.identify(`Bearer ${key.key}`, '10.0.0.1')), 'unauthenticated');
-      await refused(Promise.resolve(b.identify(`Bearer ${key.key}`, '10.0.0.2')), 'unauthenticated');
+  // Before: the store never took it, and the key still works everywhere. After: the store took it, the answer was lost.
+  for (const when of ['before', 'after'] as const) {
+    test(`a revocation that failed ${when} the store took it: its node loads everything, and agrees with the store and the other node`, async () => {
+      await withTwoNodes(async ({ a, b, counts, failNextWrite }) => {
+        const admin = await a.ensureAdmin();
+        assert.ok(admin.created);
+        const onB = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+        const key = await a.createKey(onB, { name: 'ci', scopes: ['read'] });
+        assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'admin');
+        const loads = counts.loadAll;
+        failNextWrite(when);
+        try {
+          await b.revokeKey(onB, key.key_id);
+          assert.unreachable('the revocation failed');
+        } catch (error) {
+          assert.match(String(error), /connection lost/);
+        }
+        const usable = async (node: AccessControl, client: string): Promise<boolean> => {
+          try {
+            return (await node.identify(`Bearer ${key.key}`, client)).account === 'admin';
+          } catch (error) {
+            assert.is((error as ApiError).code, 'unauthenticated');
+            return false;
+          }
+        };
+        assert.is(await usable(a, '10.0.0.1'), when === 'before', 'the store holds the key revoked only if it took the write');
+        assert.is(await usable(b, '10.0.0.2'), when === 'before', 'and so does B');
+        assert.is(counts.loadAll, loads + 1, 'one full load');
+      });
     });
-  });
+  }
 
   test("an account removed on one node: its keys and sessions are refused on the other", async () => {
     await withTwoNodes(async ({ a, b }) => {
