@@ -87,6 +87,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: "accounts: keys and sessions belong to an account that exists, and go with it (those left by a removal that raced a write go now)",
     sql: `
+      -- A node of the version before may be writing keys and sessions meanwhile: none may slip in between.
+      LOCK TABLE account, api_key, login_session IN SHARE ROW EXCLUSIVE MODE;
       DELETE FROM api_key WHERE NOT EXISTS (SELECT FROM account WHERE account.username = api_key.record->>'account');
       DELETE FROM login_session WHERE NOT EXISTS (SELECT FROM account WHERE account.username = login_session.record->>'account');
       ALTER TABLE api_key ADD COLUMN account text COLLATE "C" GENERATED ALWAYS AS (record->>'account') STORED
