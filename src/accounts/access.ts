@@ -1,7 +1,7 @@
 import { ApiError, invalidArgument } from '../domain/errors.ts';
 import { FreshCheck } from '../store/fresh-check.ts';
 import { WriterQueues } from '../store/writer-queues.ts';
-import type { AccountChanges, AccountStore, LoadedAccounts, Lockout } from './account-store.ts';
+import { noSuchAccount, type AccountChanges, type AccountStore, type LoadedAccounts, type Lockout } from './account-store.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import type { ThrottleOptions } from './login-throttle.ts';
 import { DEFAULT_SCRYPT_COST, PasswordHashingBusyError, hashPassword, verifyPassword } from './password-hash.ts';
@@ -377,7 +377,7 @@ export class AccessControl {
     requireAdmin(actor, 'removing accounts');
     const name = normalizeUsername(username);
     const account = this.accounts.get(name);
-    if (account === undefined) throw new ApiError('not_found', `account "${name}" not found`);
+    if (account === undefined) throw noSuchAccount(name);
     if (name === actor.account) throw new ApiError('failed_precondition', 'an account cannot remove itself');
     const admins = [...this.accounts.values()].filter((a) => a.scopes.includes('admin'));
     if (account.scopes.includes('admin') && admins.length === 1) {
@@ -406,7 +406,7 @@ export class AccessControl {
         : normalizeUsername(input.account, 'account');
     if (target !== actor.account) requireAdmin(actor, "creating keys for another account");
     const account = this.accounts.get(target);
-    if (account === undefined) throw new ApiError('not_found', `account "${target}" not found`);
+    if (account === undefined) throw noSuchAccount(target);
     const name = checkKeyName(input.name);
     const scopes = parseScopes(input.scopes);
     for (const scope of scopes) {

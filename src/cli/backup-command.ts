@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { BackupFileError, readBackupFrom, verifyBackup, type BackupTrailer } from '../store/backup-format.ts';
-import { compareWithBackup, loadBackup, writeBackup } from '../store/backup.ts';
+import { compareWithBackup, loadBackup, writeBackup, type Skipped } from '../store/backup.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
 import { assertNewFolder, openForCommand, Refusal, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 
@@ -36,8 +36,11 @@ function explainFileError(error: BackupFileError, afterwards: string): string {
   }
 }
 
-const summary = (trailer: BackupTrailer) =>
-  `${trailer.timelines.length} timelines (${trailer.entries} entries), ${trailer.accounts} accounts, ${trailer.keys} keys, ${trailer.sessions} sessions, ${trailer.saved_requests} saved requests`;
+const summary = (trailer: BackupTrailer, skipped: Skipped = { keys: 0, sessions: 0 }) =>
+  `${trailer.timelines.length} timelines (${trailer.entries} entries), ${trailer.accounts} accounts, ${trailer.keys - skipped.keys} keys, ${trailer.sessions - skipped.sessions} sessions, ${trailer.saved_requests} saved requests`;
+
+const leftOut = (skipped: Skipped) =>
+  skipped.keys + skipped.sessions === 0 ? '' : `; left out ${skipped.keys} keys and ${skipped.sessions} sessions whose accounts are not in the backup`;
 
 // ------------------------------------------------------------------ backup
 
@@ -256,6 +259,7 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
   // folder beside it, renamed; for PostgreSQL a schema in the same database, copied into the target's tables in one transaction.
   const staging = options.dataDir ? await stageFolder(options.dataDir, RESTORE) : await stageSchema(options.databaseUrl!, where, RESTORE, say);
   let restoredEvents = 0;
+  let skipped: Skipped = { keys: 0, sessions: 0 };
   try {
     const target = await openForCommand(staging.spec, where, 'stop the service first');
     try {
@@ -263,10 +267,10 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
       const bar = progressBar(options.progress, 'restore', 'entries');
       bar?.start(Math.max(1, checked.header.entries), 0);
       try {
-        await loadBackup(file, target, ({ done, total }) => {
+        ({ skipped } = await loadBackup(file, target, ({ done, total }) => {
           bar?.setTotal(total);
           bar?.update(done);
-        });
+        }));
       } finally {
         bar?.stop();
       }
@@ -277,7 +281,7 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
     say('verifying: counts and a checksum per timeline');
     const reopened = await openForCommand(staging.spec, where, 'stop the service first');
     try {
-      const differences = await compareWithBackup(reopened, checked.trailer);
+      const differences = await compareWithBackup(reopened, checked.trailer, skipped);
       if (differences.length > 0) throw new Error(`the restored store differs from the backup: ${differences.join('; ')}`);
       restoredEvents = (await reopened.timelines.listTimelines()).reduce((sum, timeline) => sum + timeline.event_count, 0);
     } finally {
@@ -289,7 +293,7 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
     throw error;
   }
   const seconds = (performance.now() - began) / 1000;
-  process.stdout.write(`restored ${summary(checked.trailer)}, ${restoredEvents} events, into ${where} in ${seconds.toFixed(1)} s; verified\n`);
+  process.stdout.write(`restored ${summary(checked.trailer, skipped)}, ${restoredEvents} events, into ${where} in ${seconds.toFixed(1)} s; verified${leftOut(skipped)}\n`);
 }
 
 // ------------------------------------------------------------------ the commands

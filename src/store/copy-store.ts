@@ -86,14 +86,18 @@ export async function copyStore(from: Storage, to: Storage, onProgress: (progres
 
   const accounts = await from.accounts.loadAll();
   for (const account of accounts.accounts) await to.accounts.putAccount(account);
-  for (const key of accounts.keys) await to.accounts.putKey(key);
-  for (const session of accounts.sessions) await to.accounts.putSession(session);
+  // A store of an older version could keep a removed account's keys and sessions; the target would refuse them.
+  const held = new Set(accounts.accounts.map((account) => account.username));
+  const keys = accounts.keys.filter((key) => held.has(key.account));
+  const sessions = accounts.sessions.filter((session) => held.has(session.account));
+  for (const key of keys) await to.accounts.putKey(key);
+  for (const session of sessions) await to.accounts.putSession(session);
   let savedRequests = 0;
   for await (const record of from.savedRequests.all()) {
     await to.savedRequests.put(record);
     savedRequests++;
   }
-  return { entries: copied, accounts: accounts.accounts.length, keys: accounts.keys.length, sessions: accounts.sessions.length, savedRequests };
+  return { entries: copied, accounts: accounts.accounts.length, keys: keys.length, sessions: sessions.length, savedRequests };
 }
 
 /** Each timeline's event count and checksum, to compare a copy with its source. */

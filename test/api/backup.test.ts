@@ -7,12 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkTimelines, isEmptyStore } from '../../src/store/copy-store.ts';
 import { generateSyntheticEvents } from '../../src/synthetic/generator.ts';
 import { ADMIN_KEY, call, startTestServer } from '../support/server.ts';
-import { BackupFileError, verifyBackup } from '../../src/store/backup-format.ts';
+import { BackupEncoder, BackupFileError, FIRST_LINE, readBackup, verifyBackup } from '../../src/store/backup-format.ts';
+import type { KeyRecord, SessionRecord } from '../../src/accounts/records.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, createRole, dropDatabase, stagingSchemas, startRelay, withClient } from '../support/postgres.ts';
 import { eventually } from '../support/eventually.ts';
@@ -128,6 +130,65 @@ test('restore refuses a store that is not empty, and leaves it as it was', async
     const again = await tms(['backup', file, '--data-dir', target]);
     assert.match(refusal(again), /already exists; choose another name, or pass --force to replace it$/);
   } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// ------------------------------------------------------------------ a backup of an older store
+
+const stamp = '2026-01-01T00:00:00.000Z';
+const keyOf = (key_id: string, account: string): KeyRecord => ({
+  key_id, name: key_id, account, scopes: ['read'], created_at: stamp, created_by: account, expires_at: null,
+  last_used_at: null, last_used_from: null, revoked: false, revoked_at: null, token_sha256: '0'.repeat(64),
+});
+const sessionOf = (session_id: string, account: string): SessionRecord => ({
+  session_id, account, created_at: stamp, expires_at: '2099-01-01T00:00:00.000Z', client: '127.0.0.1', token_sha256: '1'.repeat(64),
+});
+
+/**
+ * `source` again, with an account ("kept") holding a key and a session, and a key and a session of an account
+ * the backup does not hold ("gone"): what a store of an older version could keep after removing an account.
+ */
+async function withStrayCredentials(source: string, file: string): Promise<void> {
+  const encoder = new BackupEncoder();
+  const frames: Buffer[] = [];
+  for await (const items of readBackup(source)) {
+    for (const item of items) {
+      if (item.kind === 'header') frames.push(encoder.header(item.header));
+      else if (item.kind === 'entries') frames.push(encoder.entries(item.entries));
+    }
+  }
+  frames.push(
+    encoder.account({ username: 'kept', password_hash: '$scrypt$ln=1,r=8,p=1$AA$AA', scopes: ['read'], created_at: stamp, created_by: 'admin' }),
+    encoder.key(keyOf('k-kept', 'kept')),
+    encoder.key(keyOf('k-gone', 'gone')),
+    encoder.session(sessionOf('s-kept', 'kept')),
+    encoder.session(sessionOf('s-gone', 'gone')),
+    encoder.trailer().bytes,
+  );
+  await writeFile(file, Buffer.concat([FIRST_LINE, gzipSync(Buffer.concat(frames))]));
+}
+
+test("a backup holding keys and sessions of an account it does not hold restores without them, on every backend, and says so", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-restore-stray-'));
+  const targets: [string, StorageOptions, string[]][] = [['LevelDB', { dataDir: join(dir, 'restored') }, ['--data-dir', join(dir, 'restored')]]];
+  const databaseUrl = TEST_DATABASE_URL ? await createDatabase(TEST_DATABASE_URL) : undefined;
+  if (databaseUrl) targets.push(['PostgreSQL', { dataDir: '', databaseUrl }, ['--database-url', databaseUrl]]);
+  try {
+    const file = join(dir, 'stray.tmsbackup');
+    await withStrayCredentials(await smallBackup(dir), file);
+    for (const [backend, spec, flags] of targets) {
+      const run = await tms(['restore', file, ...flags, '--no-progress']);
+      assert.is(run.code, 0, `${backend}: ${run.stderr}`);
+      assert.match(run.stdout, /, 1 accounts, 1 keys, 1 sessions, 0 saved requests, \d+ events, into .* in [\d.]+ s; verified; left out 1 keys and 1 sessions whose accounts are not in the backup\n$/, backend);
+      const held = await withStorage(spec, (storage) => storage.accounts.loadAll());
+      assert.equal(held.accounts.map((account) => account.username), ['kept'], backend);
+      assert.equal(held.keys.map((key) => key.key_id), ['k-kept'], backend);
+      assert.equal(held.sessions.map((session) => session.session_id), ['s-kept'], backend);
+      assert.equal(await timelinesIn(spec), await timelinesIn({ dataDir: join(dir, 'small') }), `${backend}: the timelines as backed up`);
+    }
+  } finally {
+    if (databaseUrl) await dropDatabase(TEST_DATABASE_URL!, databaseUrl);
     await rm(dir, { recursive: true, force: true });
   }
 });

@@ -92,6 +92,37 @@ test('a copy holds everything its source held, timeline by timeline, and refuses
   }
 });
 
+test("a key and a session left behind by their removed account are not copied: the target would refuse them", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-copy-stray-'));
+  try {
+    const source = await filledSource(dir);
+    const filled = await openStorage(source);
+    try {
+      await filled.accounts.putKey({
+        key_id: 'k-ada', name: 'ada', account: 'ada', scopes: ['read'], created_at: '2026-11-24T10:00:00.000Z', created_by: 'ada', expires_at: null,
+        last_used_at: null, last_used_from: null, revoked: false, revoked_at: null, token_sha256: '0'.repeat(64),
+      });
+      const { keys, sessions } = await filled.accounts.loadAll();
+      assert.equal([keys.length, sessions.length], [2, 1]);
+      // Removing the account without naming its key and session leaves them, as a store of an older version could.
+      await filled.accounts.removeAccount('ada', [], []);
+      const left = await filled.accounts.loadAll();
+      assert.equal([left.keys.length, left.sessions.length], [keys.length, sessions.length], 'the stray key and session are in the source');
+    } finally {
+      await filled.close();
+    }
+    const report = await copy(source, { dataDir: join(dir, 'copy') });
+    assert.equal([report.accounts, report.keys, report.sessions], [1, 1, 0]);
+    const copied = await everything({ dataDir: join(dir, 'copy') });
+    assert.equal(copied.accounts.accounts.map((account) => account.username), ['admin']);
+    assert.equal(copied.accounts.keys.map((key) => key.account), ['admin']);
+    assert.equal(copied.accounts.sessions, []);
+    assert.equal(copied.timelines, (await everything(source)).timelines);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('tms copy-store: the real command copies, shows its progress and says it verified the copy', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-copy-cli-'));
   try {
