@@ -44,7 +44,8 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: ErrorDetail[] = [],
+    /** Not `details`: uvu reads an error's `details` as a string when it reports a failing test, and stops the file. */
+    readonly errorDetails: ErrorDetail[] = [],
     readonly reason?: ErrorReason,
   ) {
     const stackFrames = Error.stackTraceLimit;

@@ -82,20 +82,20 @@ export function toApiError(error: unknown): ApiError {
 export function toConnectError(error: ApiError): ConnectError {
   const retryAfter = retryAfterSeconds(error);
   const metadata = retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) };
-  const details = error.details.map(typedDetail).filter((detail) => detail !== undefined);
+  const details = error.errorDetails.map(typedDetail).filter((detail) => detail !== undefined);
   return new ConnectError(error.message, connectCodeOf[error.code], metadata, details, error);
 }
 
 /** The Connect error JSON, the one error body every REST response uses. */
 export function errorBody(error: ApiError): string {
   const body: { code: string; message: string; details?: unknown[] } = { code: error.code, message: error.message };
-  if (error.details.length) body.details = error.details.map(detailJson);
+  if (error.errorDetails.length) body.details = error.errorDetails.map(detailJson);
   return JSON.stringify(body);
 }
 
 /** Seconds a client should wait, when the error carries a retry hint. */
 export function retryAfterSeconds(error: ApiError): number | undefined {
-  for (const detail of error.details) {
+  for (const detail of error.errorDetails) {
     const seconds = detail.debug['retry_after_seconds'];
     if (typeof seconds === 'number') return Math.max(1, Math.ceil(seconds));
   }

@@ -15,7 +15,7 @@ test.after.each(async ({ h }) => {
   await h.remove();
 });
 
-const retryAfter = (error: { details: { debug: Record<string, unknown> }[] }): unknown => error.details[0]?.debug.retry_after_seconds;
+const retryAfter = (error: { errorDetails: { debug: Record<string, unknown> }[] }): unknown => error.errorDetails[0]?.debug.retry_after_seconds;
 
 test('login returns a session token that authenticates as the account until logout', async ({ h }) => {
   const session = await h.access.login('alice', 'correct horse battery', '10.0.0.1');
@@ -103,7 +103,7 @@ test('an unknown user and a wrong password get the very same 401', async ({ h })
   assert.is(unknown.code, 'unauthenticated');
   assert.is(wrong.code, unknown.code);
   assert.is(wrong.message, unknown.message);
-  assert.equal(wrong.details, unknown.details);
+  assert.equal(wrong.errorDetails, unknown.errorDetails);
 });
 
 test('missing fields are invalid_argument naming the field', async ({ h }) => {
@@ -119,7 +119,7 @@ test('10 failures in a row lock the account with a retry-after; the lock expires
   // Locked: even the right password is refused, from any address.
   const locked = await apiError(() => h.access.login('alice', 'correct horse battery', '10.9.9.9'));
   assert.is(locked.code, 'resource_exhausted');
-  assert.is(locked.details[0]?.type, 'tms.v1.RetryInfo');
+  assert.is(locked.errorDetails[0]?.type, 'tms.v1.RetryInfo');
   assert.is(retryAfter(locked), 60);
   assert.match(locked.message, 'try again in 60 seconds');
 
