@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { SearchEventsRequestSchema } from '../src/gen/tms/v1/event_service_pb.ts';
-import { cannon, distinctTimeRange, grpcLoad, grpcReply, measured, medianSample, type GrpcCall, type Sample } from './lib/load.ts';
+import { cannon, distinctTimeRange, grpcLoad, grpcReply, measured, medianSample, pairedRatio, type GrpcCall, type Sample } from './lib/load.ts';
 import { machineLine, table, writeReport } from './lib/report.ts';
 import { measuredTarget, targetTable, writeTargets, type Target } from './lib/targets.ts';
 import { startProcess, startTms } from './lib/tms-process.ts';
@@ -19,7 +19,7 @@ const shape = {
   seconds: Number(process.env['BENCH_SECONDS'] ?? (quick ? 1 : 5)),
   connections: Number(process.env['BENCH_CONNECTIONS'] ?? (quick ? 10 : 100)),
 };
-const rounds = Number(process.env['BENCH_ROUNDS'] ?? (quick ? 1 : 2));
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? (quick ? 1 : 3));
 const node = process.env['BENCH_NODE'] ?? process.execPath;
 const serverNode = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 const root = join(import.meta.dirname, '..');
@@ -180,7 +180,7 @@ const targets: [Target, string, string][] = [
   [{ path: GRPC, goal: '≥ 0.7× bare grpc-js (canned reply, same client)', minRatio: 0.7 }, GRPC, BARE_GRPC],
   [{ path: WRITE, goal: '≥ 1.0× bare node:http with one synced LevelDB put, p99 ≤ 20 ms', minRatio: 1, maxP99Ms: 20 }, WRITE, BARE_WRITE],
 ];
-const results = targets.map(([target, row, baseline]) => measuredTarget(target, serverNode, medianOf(row), medianOf(baseline)));
+const results = targets.map(([target, row, baseline]) => measuredTarget(target, serverNode, samples.get(row)!, samples.get(baseline)!));
 const errors = [...samples.keys()].reduce((n, name) => n + medianOf(name).errors, 0);
 const rows = [...samples.keys()].map((name) => {
   const s = medianOf(name);
@@ -191,7 +191,7 @@ const report = `## HTTP faces vs bare servers (Node ${serverNode})
 
 ${machineLine()}; every server (tms and the bare ones) runs on **Node ${serverNode}**. ${rounds} alternating rounds of ${shape.seconds} s
 each, ${shape.connections} connections (gRPC: as many calls in flight over one grpc-js channel), load generator on the same
-machine (it shares the 2 cores), median of rounds${quick ? '. **Quick run (smoke test): the figures mean nothing.**' : '.'}
+machine (it shares the 2 cores), median of rounds; a target's ratio is the median of its rounds' own ratios${quick ? '. **Quick run (smoke test): the figures mean nothing.**' : '.'}
 
 - Searches go to a ${SEARCH_EVENTS}-event timeline (${resultCount} results, one of 20 places, a 10-result page). Repeated
   identical searches are served from the store's page cache (exact: keyed by the read chain's version); the
@@ -201,8 +201,8 @@ machine (it shares the 2 cores), median of rounds${quick ? '. **Quick run (smoke
   record that size per request.
 - The new-time-range row is compared with the bare server driven the same way, its body made per request: autocannon
   then builds every request again, on the cores the servers use. Driven so, the bare server answered
-  ${(medianOf(BARE_DISTINCT).rps / medianOf(BARE).rps).toFixed(2)}× the requests it answered with one fixed body; against that fixed-body
-  baseline the row measured ${(medianOf(DISTINCT).rps / medianOf(BARE).rps).toFixed(2)}×.
+  ${pairedRatio(samples.get(BARE_DISTINCT)!, samples.get(BARE)!).toFixed(2)}× the requests it answered with one fixed body; against that fixed-body
+  baseline the row measured ${pairedRatio(samples.get(DISTINCT)!, samples.get(BARE)!).toFixed(2)}×.
 - Server CPU per request is the server process's CPU time over the requests it served, counted until its request log
   stopped growing after the run (work deferred past the run is charged to it).
 

@@ -21,8 +21,23 @@ export interface LoadShape {
 }
 
 /** The median of each figure over rounds; errors are summed. */
+/** The middle value; of an even count, the mean of the middle two. */
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * The median of each round's ratio of `rows` to `baseline` (the same number of rounds, run in turn): the machine is
+ * shared, and a round's two rows, measured seconds apart, see the same state of it more often than all rounds do.
+ */
+export function pairedRatio(rows: readonly Sample[], baseline: readonly Sample[]): number {
+  if (rows.length !== baseline.length) throw new Error(`${rows.length} rounds against ${baseline.length} of the baseline`);
+  return median(rows.map((sample, round) => sample.rps / baseline[round]!.rps));
+}
+
 export function medianSample(samples: Sample[]): Sample {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   return {
     rps: median(samples.map((s) => s.rps)),
     p50: median(samples.map((s) => s.p50)),

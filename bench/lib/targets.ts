@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { reportsDir, table } from './report.ts';
-import type { Sample } from './load.ts';
+import { medianSample, pairedRatio, type Sample } from './load.ts';
 import { groupedBarChartSvg } from './chart.ts';
 
 export interface Target {
@@ -33,8 +33,11 @@ export interface TargetResult {
   met: boolean;
 }
 
-export function measuredTarget(target: Target, node: string, tms: Sample, baseline?: Sample): TargetResult {
-  const ratio = baseline ? tms.rps / baseline.rps : undefined;
+/** tms next to its baseline, from the rounds of each: the ratio is `pairedRatio`, the figures shown the rounds' medians. */
+export function measuredTarget(target: Target, node: string, tmsRounds: Sample[], baselineRounds?: Sample[]): TargetResult {
+  const tms = medianSample(tmsRounds);
+  const baseline = baselineRounds && medianSample(baselineRounds);
+  const ratio = baselineRounds ? pairedRatio(tmsRounds, baselineRounds) : undefined;
   const ratioMet = target.minRatio === undefined || (ratio !== undefined && ratio >= target.minRatio);
   const p99Met = target.maxP99Ms === undefined || tms.p99 <= target.maxP99Ms;
   return {
