@@ -93,7 +93,7 @@ const bareWrite = await startProcess(
   node,
 );
 
-const BARE = 'bare node:http (same JSON body)';
+const BARE = 'bare node:http (same request, same JSON answer)';
 /**
  * The same bare server, driven as the new-time-range rows drive tms: autocannon builds every request again when it
  * makes its body per request, work that shares the 2 cores with the server under test.
@@ -111,10 +111,10 @@ const WRITE = 'REST manipulate-event on a branch';
 let bareWrites = 0;
 const run = shape.seconds;
 const scenarios: Record<string, () => Promise<Sample>> = {
-  [BARE]: () => measured(bare, run, () => cannon(shape, { url: `http://127.0.0.1:${bare.port}/`, method: 'GET', body: JSON.stringify(SEARCH) })),
+  [BARE]: () => measured(bare, run, () => cannon(shape, { url: `http://127.0.0.1:${bare.port}/`, method: 'GET', headers: auth, body: JSON.stringify(SEARCH) })),
   [BARE_DISTINCT]: () =>
     measured(bare, run, () =>
-      cannon(shape, { url: `http://127.0.0.1:${bare.port}/`, method: 'GET', requests: [{ setupRequest: (request) => ({ ...request, body: distinctSearchBody() }) }] }),
+      cannon(shape, { url: `http://127.0.0.1:${bare.port}/`, method: 'GET', headers: auth, requests: [{ setupRequest: (request) => ({ ...request, body: distinctSearchBody() }) }] }),
     ),
   [REPEATED]: () => measured(searchTms, run, () => cannon(shape, { url: `${searchBase}/v1/search-events`, method: 'GET', headers: auth, body: JSON.stringify(SEARCH) })),
   [DISTINCT]: () =>

@@ -89,8 +89,9 @@ writeFileSync(
   reportPath,
   `# Benchmark report
 
-Assembled by \`npm run bench\` (${machineLine()}). Each section says how it was measured. Ratios are req/s ÷ the
-baseline's req/s in the same run; the machine is shared and noisy, so ratios, not absolute figures, carry over.
+Assembled by \`npm run bench\` (${machineLine()}). Each section says how it was measured. A ratio is req/s ÷ the
+baseline's req/s in the same round, the median over the rounds of one run; the machine is shared and noisy, so
+ratios, not absolute figures, carry over.
 
 ## Targets
 

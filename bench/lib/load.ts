@@ -20,7 +20,6 @@ export interface LoadShape {
   connections: number;
 }
 
-/** The median of each figure over rounds; errors are summed. */
 /** The middle value; of an even count, the mean of the middle two. */
 export function median(xs: readonly number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -34,15 +33,17 @@ export function median(xs: readonly number[]): number {
  */
 export function pairedRatio(rows: readonly Sample[], baseline: readonly Sample[]): number {
   if (rows.length !== baseline.length) throw new Error(`${rows.length} rounds against ${baseline.length} of the baseline`);
+  if (baseline.some((sample) => !(sample.rps > 0))) throw new Error('a round of the baseline answered no request: nothing to compare with');
   return median(rows.map((sample, round) => sample.rps / baseline[round]!.rps));
 }
 
+/** The median of each figure over rounds (server CPU of the rounds that measured it); errors are summed. */
 export function medianSample(samples: Sample[]): Sample {
   return {
     rps: median(samples.map((s) => s.rps)),
     p50: median(samples.map((s) => s.p50)),
     p99: median(samples.map((s) => s.p99)),
-    cpuMicros: median(samples.map((s) => s.cpuMicros ?? NaN)),
+    cpuMicros: median(samples.flatMap((s) => (s.cpuMicros === undefined || Number.isNaN(s.cpuMicros) ? [] : [s.cpuMicros]))),
     errors: samples.reduce((n, s) => n + s.errors, 0),
   };
 }
