@@ -8,7 +8,8 @@ import { pipeline } from 'node:stream/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { BackupFileError, readBackupFrom, verifyBackup, type BackupTrailer } from '../store/backup-format.ts';
-import { compareWithBackup, loadBackup, writeBackup, type Skipped } from '../store/backup.ts';
+import { compareWithBackup, loadBackup, writeBackup } from '../store/backup.ts';
+import { leftOut, NONE_SKIPPED, type Skipped } from '../store/stray-credentials.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
 import { assertNewFolder, openForCommand, Refusal, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 
@@ -36,11 +37,9 @@ function explainFileError(error: BackupFileError, afterwards: string): string {
   }
 }
 
-const summary = (trailer: BackupTrailer, skipped: Skipped = { keys: 0, sessions: 0 }) =>
+const summary = (trailer: BackupTrailer, skipped: Skipped = NONE_SKIPPED) =>
   `${trailer.timelines.length} timelines (${trailer.entries} entries), ${trailer.accounts} accounts, ${trailer.keys - skipped.keys} keys, ${trailer.sessions - skipped.sessions} sessions, ${trailer.saved_requests} saved requests`;
 
-const leftOut = (skipped: Skipped) =>
-  skipped.keys + skipped.sessions === 0 ? '' : `; left out ${skipped.keys} keys and ${skipped.sessions} sessions whose accounts are not in the backup`;
 
 // ------------------------------------------------------------------ backup
 
@@ -259,7 +258,7 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
   // folder beside it, renamed; for PostgreSQL a schema in the same database, copied into the target's tables in one transaction.
   const staging = options.dataDir ? await stageFolder(options.dataDir, RESTORE) : await stageSchema(options.databaseUrl!, where, RESTORE, say);
   let restoredEvents = 0;
-  let skipped: Skipped = { keys: 0, sessions: 0 };
+  let skipped = NONE_SKIPPED;
   try {
     const target = await openForCommand(staging.spec, where, 'stop the service first');
     try {
@@ -293,7 +292,7 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
     throw error;
   }
   const seconds = (performance.now() - began) / 1000;
-  process.stdout.write(`restored ${summary(checked.trailer, skipped)}, ${restoredEvents} events, into ${where} in ${seconds.toFixed(1)} s; verified${leftOut(skipped)}\n`);
+  process.stdout.write(`restored ${summary(checked.trailer, skipped)}, ${restoredEvents} events, into ${where} in ${seconds.toFixed(1)} s; verified${leftOut(skipped, 'the backup')}\n`);
 }
 
 // ------------------------------------------------------------------ the commands

@@ -4,6 +4,7 @@ import { checkTimelines, copyStore, type CopyReport } from '../store/copy-store.
 import { openStorage, type Storage, type StorageOptions } from '../store/storage.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
 import { openForCommand, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
+import { leftOut } from '../store/stray-credentials.ts';
 
 const isUrl = (where: string) => /^postgres(ql)?:\/\//.test(where);
 /** A folder, or a postgres:// URL. */
@@ -46,7 +47,7 @@ export function copyStoreCommand(): Command {
             await staging.putInPlace();
             process.stdout.write(
               `copied ${source.length} timelines (${source.reduce((sum, t) => sum + t.events, 0)} events, ${report.entries} entries), ` +
-                `${report.accounts} accounts, ${report.keys} keys, ${report.sessions} sessions, ${report.savedRequests} saved requests; verified\n`,
+                `${report.accounts} accounts, ${report.keys} keys, ${report.sessions} sessions, ${report.savedRequests} saved requests; verified${leftOut(report.skipped, 'the source')}\n`,
             );
           } catch (error) {
             await staging.discard();

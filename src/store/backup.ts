@@ -7,6 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { PutOp } from './ordered-kv.ts';
 import type { Storage } from './storage.ts';
+import type { KeyRecord, SessionRecord } from '../accounts/records.ts';
+import { NONE_SKIPPED, withoutStrays, type Skipped } from './stray-credentials.ts';
 import { BackupEncoder, FIRST_LINE, FORMAT, TimelineTallies, readBackup, type BackupCounts, type BackupHeader, type BackupTrailer } from './backup-format.ts';
 
 const CHUNK = 1000;
@@ -66,15 +68,6 @@ export async function writeBackup(storage: Storage, source: string, sink: Writab
 export { isEmptyStore } from './copy-store.ts';
 
 /**
- * Keys and sessions of accounts the backup does not hold. A store of an older version could keep them after
- * their account was removed (nothing could sign in with them); a store now refuses them, so a restore leaves them out.
- */
-export interface Skipped {
-  keys: number;
-  sessions: number;
-}
-
-/**
  * Loads a backup into `target`, which must be empty and whose file the caller has already checked
  * (`verifyBackup`): the file is read again and checked again as it goes. The target's timeline store must
  * be reopened before it is read (as after `copyStore`).
@@ -89,8 +82,10 @@ export async function loadBackup(path: string, target: Storage, onProgress: (pro
   let batch: PutOp[] = [];
   let last: PutOp | undefined;
   let done = 0;
+  // Keys and sessions go in once every account is known, whatever the order of the frames.
   const accounts = new Set<string>();
-  const skipped: Skipped = { keys: 0, sessions: 0 };
+  const keys: KeyRecord[] = [];
+  const sessions: SessionRecord[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
     await put(batch);
@@ -115,12 +110,10 @@ export async function loadBackup(path: string, target: Storage, onProgress: (pro
           accounts.add(item.record.username);
           break;
         case 'key':
-          if (accounts.has(item.record.account)) await target.accounts.putKey(item.record);
-          else skipped.keys++;
+          keys.push(item.record);
           break;
         case 'session':
-          if (accounts.has(item.record.account)) await target.accounts.putSession(item.record);
-          else skipped.sessions++;
+          sessions.push(item.record);
           break;
         case 'savedRequest':
           await flush();
@@ -133,9 +126,12 @@ export async function loadBackup(path: string, target: Storage, onProgress: (pro
     }
   }
   await flush();
+  const held = withoutStrays(accounts, keys, sessions);
+  for (const key of held.keys) await target.accounts.putKey(key);
+  for (const session of held.sessions) await target.accounts.putSession(session);
   // The last entry again, durably: each backend's log is sequential, so everything before it is durable too.
   if (last) await kv.write([last], true);
-  return { header: header!, trailer: trailer!, skipped };
+  return { header: header!, trailer: trailer!, skipped: held.skipped };
 }
 
 /**
@@ -143,7 +139,7 @@ export async function loadBackup(path: string, target: Storage, onProgress: (pro
  * checksum per timeline, and the numbers of accounts, keys, sessions and saved requests (less those the load
  * skipped). Returns what differs.
  */
-export async function compareWithBackup(target: Storage, trailer: BackupTrailer, skipped: Skipped = { keys: 0, sessions: 0 }): Promise<string[]> {
+export async function compareWithBackup(target: Storage, trailer: BackupTrailer, skipped: Skipped = NONE_SKIPPED): Promise<string[]> {
   const expected: BackupCounts = { ...trailer, keys: trailer.keys - skipped.keys, sessions: trailer.sessions - skipped.sessions };
   return target.snapshotAll(async (view) => {
     const counts: BackupCounts = { entries: 0, accounts: 0, keys: 0, sessions: 0, saved_requests: 0 };

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Storage } from './storage.ts';
 import type { TimelineStore } from './types.ts';
 import type { WriteOp } from './ordered-kv.ts';
+import { withoutStrays, type Skipped } from './stray-credentials.ts';
 
 const BATCH = 5000;
 
@@ -29,6 +30,8 @@ export interface CopyReport {
   keys: number;
   sessions: number;
   savedRequests: number;
+  /** Keys and sessions of accounts the source did not hold, not copied. */
+  skipped: Skipped;
   timelines: TimelineCheck[];
 }
 
@@ -86,10 +89,7 @@ export async function copyStore(from: Storage, to: Storage, onProgress: (progres
 
   const accounts = await from.accounts.loadAll();
   for (const account of accounts.accounts) await to.accounts.putAccount(account);
-  // A store of an older version could keep a removed account's keys and sessions; the target would refuse them.
-  const held = new Set(accounts.accounts.map((account) => account.username));
-  const keys = accounts.keys.filter((key) => held.has(key.account));
-  const sessions = accounts.sessions.filter((session) => held.has(session.account));
+  const { keys, sessions, skipped } = withoutStrays(new Set(accounts.accounts.map((account) => account.username)), accounts.keys, accounts.sessions);
   for (const key of keys) await to.accounts.putKey(key);
   for (const session of sessions) await to.accounts.putSession(session);
   let savedRequests = 0;
@@ -97,7 +97,7 @@ export async function copyStore(from: Storage, to: Storage, onProgress: (progres
     await to.savedRequests.put(record);
     savedRequests++;
   }
-  return { entries: copied, accounts: accounts.accounts.length, keys: keys.length, sessions: sessions.length, savedRequests };
+  return { entries: copied, accounts: accounts.accounts.length, keys: keys.length, sessions: sessions.length, savedRequests, skipped };
 }
 
 /** Each timeline's event count and checksum, to compare a copy with its source. */

@@ -158,11 +158,12 @@ async function withStrayCredentials(source: string, file: string): Promise<void>
       else if (item.kind === 'entries') frames.push(encoder.entries(item.entries));
     }
   }
+  // The kept account's key and session come before the account itself: a restore does not depend on the order.
   frames.push(
-    encoder.account({ username: 'kept', password_hash: '$scrypt$ln=1,r=8,p=1$AA$AA', scopes: ['read'], created_at: stamp, created_by: 'admin' }),
     encoder.key(keyOf('k-kept', 'kept')),
-    encoder.key(keyOf('k-gone', 'gone')),
     encoder.session(sessionOf('s-kept', 'kept')),
+    encoder.account({ username: 'kept', password_hash: '$scrypt$ln=1,r=8,p=1$AA$AA', scopes: ['read'], created_at: stamp, created_by: 'admin' }),
+    encoder.key(keyOf('k-gone', 'gone')),
     encoder.session(sessionOf('s-gone', 'gone')),
     encoder.trailer().bytes,
   );
