@@ -40,7 +40,6 @@ function explainFileError(error: BackupFileError, afterwards: string): string {
 const summary = (trailer: BackupTrailer, skipped: Skipped = NONE_SKIPPED) =>
   `${trailer.timelines.length} timelines (${trailer.entries} entries), ${trailer.accounts} accounts, ${trailer.keys - skipped.keys} keys, ${trailer.sessions - skipped.sessions} sessions, ${trailer.saved_requests} saved requests`;
 
-
 // ------------------------------------------------------------------ backup
 
 interface BackupOptions {
