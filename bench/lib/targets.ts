@@ -31,6 +31,8 @@ export interface TargetResult {
   /** For targets that are not a ratio (a time, a memory figure): the measured value as text. */
   value?: string;
   met: boolean;
+  /** Which parts of a target with several were not met. */
+  missed?: ('ratio' | 'p99')[];
 }
 
 /** tms next to its baseline, from the rounds of each: the ratio is `pairedRatio`, the figures shown the rounds' medians. */
@@ -52,14 +54,21 @@ export function measuredTarget(target: Target, node: string, tmsRounds: Sample[]
     p99: tms.p99,
     cpuMicros: tms.cpuMicros,
     met: ratioMet && p99Met,
+    missed: [...(ratioMet ? [] : (['ratio'] as const)), ...(p99Met ? [] : (['p99'] as const))],
   };
 }
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
 
+/** "met", or "not met" with the parts missed where a target has several (older results do not say). */
+function verdict(result: TargetResult): string {
+  if (result.met) return 'met';
+  return result.missed?.length ? `**not met** (${result.missed.join(', ')})` : '**not met**';
+}
+
 export function targetTable(results: TargetResult[]): string {
   return table(
-    ['path', 'target', 'Node', 'measured', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'verdict'],
+    ['path', 'target', 'Node', 'measured', 'p50 ms', 'p99 ms', "the baseline's p99 ms", 'server CPU µs/req', 'verdict'],
     results.map((r) => [
       r.path,
       r.goal,
@@ -67,8 +76,9 @@ export function targetTable(results: TargetResult[]): string {
       r.value ?? `${fixed(r.ratio, 2)}×`,
       fixed(r.p50, 2),
       fixed(r.p99, 2),
+      fixed(r.baselineP99, 2),
       fixed(r.cpuMicros, 0),
-      r.met ? 'met' : '**not met**',
+      verdict(r),
     ]),
   );
 }
