@@ -5,6 +5,16 @@
 export type WriteOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
 export type PutOp = Extract<WriteOp, { type: 'put' }>;
 
+/**
+ * The batch with only the last op on each key: it leaves the store as `ops` would, with less to write. A group
+ * commit needs it where several commits rewrite one record (a busy timeline's record, once per write).
+ */
+export function lastOpOnEachKey(ops: readonly WriteOp[]): WriteOp[] {
+  const last = new Map<string, WriteOp>();
+  for (const op of ops) last.set(Buffer.from(op.key.buffer, op.key.byteOffset, op.key.byteLength).toString('latin1'), op);
+  return [...last.values()];
+}
+
 export interface KeyRange {
   gt?: Uint8Array;
   gte?: Uint8Array;

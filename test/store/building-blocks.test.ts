@@ -9,7 +9,7 @@ import { locationWords } from '../../src/store/location-words.ts';
 import { LocalCommitLog } from '../../src/store/commit-log.ts';
 import { decodeNote, encodeNote } from '../../src/store/change-note.ts';
 import { FreshCheck } from '../../src/store/fresh-check.ts';
-import type { OrderedKeyValueStore } from '../../src/store/ordered-kv.ts';
+import { lastOpOnEachKey, type OrderedKeyValueStore, type WriteOp } from '../../src/store/ordered-kv.ts';
 import { BadCursorError, decodeCursor, encodeCursor } from '../../src/store/page-cursor.ts';
 import { VersionIndex } from '../../src/store/version-index.ts';
 import { WriterQueues } from '../../src/store/writer-queues.ts';
@@ -163,8 +163,9 @@ memory('local commits that arrive while a synced write is in flight go together 
     },
   } as unknown as OrderedKeyValueStore;
   const log = new LocalCommitLog(kv);
-  const op = { type: 'del' as const, key: new Uint8Array([1]) };
-  const commit = (n: number) => log.commit(async (lsn) => ({ ops: Array.from({ length: n }, () => op), note: new Uint8Array(), result: lsn() }));
+  let key = 0;
+  const commit = (n: number) =>
+    log.commit(async (lsn) => ({ ops: Array.from({ length: n }, () => ({ type: 'del' as const, key: Uint8Array.of(key++) })), note: new Uint8Array(), result: lsn() }));
   const lsns = await Promise.all([commit(1), commit(2), commit(3), commit(4)]);
   assert.equal(lsns, [1, 2, 3, 4]);
   assert.equal(writes, [
@@ -174,6 +175,41 @@ memory('local commits that arrive while a synced write is in flight go together 
   failNext = true;
   const outcomes = await Promise.allSettled([commit(1), commit(1), commit(1)]);
   assert.equal(outcomes.map((o) => o.status), ['rejected', 'rejected', 'rejected'], 'every commit of a failed batch fails');
+});
+memory('a group of local commits writes each key once, with the last op on it', async () => {
+  const written: WriteOp[][] = [];
+  const kv = {
+    write: async (ops: WriteOp[]) => {
+      written.push(ops);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  } as unknown as OrderedKeyValueStore;
+  const log = new LocalCommitLog(kv);
+  const put = (key: number, value: number): WriteOp => ({ type: 'put', key: Uint8Array.of(9, key), value: Uint8Array.of(value) });
+  const del = (key: number): WriteOp => ({ type: 'del', key: Uint8Array.of(9, key) });
+  const commit = (ops: WriteOp[]) => log.commit(async () => ({ ops, note: new Uint8Array(), result: undefined }));
+  await Promise.all([commit([put(1, 0)]), commit([put(1, 1), put(2, 1)]), commit([put(1, 2), del(2), put(3, 1)]), commit([put(3, 2), del(3), put(2, 3)])]);
+  assert.is(written.length, 2);
+  assert.equal(written[0], [put(1, 0)], 'the first commit alone');
+  const byKey = new Map(written[1]!.map((op) => [op.key[1], op]));
+  assert.is(written[1]!.length, 3, 'three keys, one op each');
+  assert.equal([...byKey.entries()].sort(([a], [b]) => a! - b!), [
+    [1, put(1, 2)],
+    [2, put(2, 3)],
+    [3, del(3)],
+  ]);
+});
+memory('lastOpOnEachKey keeps the last op on each key, whatever its kind, and tells keys apart by every byte', () => {
+  const put = (key: number[], value: number): WriteOp => ({ type: 'put', key: Uint8Array.from(key), value: Uint8Array.of(value) });
+  const del = (key: number[]): WriteOp => ({ type: 'del', key: Uint8Array.from(key) });
+  // A view into a larger buffer is the same key as a fresh array of its bytes.
+  const shared = new Uint8Array([0, 7, 200, 0]).subarray(1, 3);
+  assert.equal(lastOpOnEachKey([put([7, 200], 1), del([7, 200]), put([7, 200, 0], 2), { type: 'put', key: shared, value: Uint8Array.of(3) }, del([200, 7])]), [
+    { type: 'put', key: shared, value: Uint8Array.of(3) },
+    put([7, 200, 0], 2),
+    del([200, 7]),
+  ]);
+  assert.equal(lastOpOnEachKey([]), []);
 });
 memory('a change note round-trips timelines, deletions and version summaries', () => {
   const info = decodeSummary(7, encodeSummary({ lsn: 7, happens: true, timeKey: encodeInstantKey(parseInstant('1700-01-01T00:00:00Z')), words: ['delft'], supersedes: 'e0' }));

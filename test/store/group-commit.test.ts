@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openTempLevel } from './temp-store.ts';
 import { KeyValueSpace } from '../../src/store/level/kv-space.ts';
+import { Tag, tagKey } from '../../src/store/keys.ts';
 import type { OrderedKeyValueStore, WriteOp } from '../../src/store/ordered-kv.ts';
 import { CopyOnWriteTimelineStore } from '../../src/store/timeline-store.ts';
 import { parseInstant } from '../../src/time/index.ts';
@@ -13,6 +14,9 @@ interface Context {
   removeDb: () => Promise<void>;
   store: CopyOnWriteTimelineStore;
   synced: number[];
+  /** How many times each synced batch puts primary's timeline record. */
+  recordPuts: number[];
+  space: KeyValueSpace;
   failNext: { count: number };
 }
 
@@ -22,12 +26,16 @@ groups.before.each(async (context) => {
   context.removeDb = remove;
   const space = new KeyValueSpace(db, 't');
   context.synced = [];
+  context.recordPuts = [];
+  context.space = space;
   context.failNext = { count: 0 };
-  const { synced, failNext } = context;
+  const { synced, recordPuts, failNext } = context;
+  const primaryRecord = tagKey(Tag.timeline, 'primary');
   // The real LevelDB underneath; the test only counts synced batches and can make some fail.
   const counted: OrderedKeyValueStore = Object.assign(Object.create(space) as OrderedKeyValueStore, {
     async write(ops: WriteOp[], durable: boolean) {
       if (durable) synced.push(ops.length);
+      if (durable) recordPuts.push(ops.filter((op) => op.type === 'put' && Buffer.from(op.key).equals(primaryRecord)).length);
       if (durable && failNext.count > 0) {
         failNext.count -= 1;
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -75,6 +83,24 @@ groups('100 concurrent writes to one timeline: all acknowledged, in far fewer sy
   const [ok, refused] = await Promise.allSettled([first, second]);
   assert.is(ok.status, 'fulfilled');
   assert.is(refused.status, 'rejected', 'the second saw the first one\'s version (already superseded), though it was not durable yet');
+});
+
+groups('a batch of many writes to one timeline writes its record once, the newest, which a reopened store reads', async ({ store, space, synced, recordPuts }) => {
+  const before = synced.length;
+  await Promise.all(Array.from({ length: 50 }, (_, i) => store.insertEvent('primary', event(`e${i}`), 'tester')));
+  const batches = recordPuts.slice(before);
+  assert.ok(batches.length < 50, `${batches.length} synced batches for 50 writes`);
+  assert.equal(batches, batches.map(() => 1), 'each batch puts the timeline record once');
+  await store.close();
+  const reopened = new CopyOnWriteTimelineStore(space, { searchCacheBytes: 0 });
+  await reopened.open();
+  try {
+    const primary = (await reopened.getTimeline('primary'))!;
+    assert.is(primary.revision, 50, 'the record on disk is the last write\'s');
+    assert.is(primary.event_count, 50);
+  } finally {
+    await reopened.close();
+  }
 });
 
 groups('a checked write waits for the writes queued before it to be durable, so its check sees them', async ({ store }) => {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { EntryReader, KeyRange, OrderedKeyValueStore, PutOp, SnapshotReads, WriteOp } from '../ordered-kv.ts';
+import { lastOpOnEachKey, type EntryReader, type KeyRange, type OrderedKeyValueStore, type PutOp, type SnapshotReads, type WriteOp } from '../ordered-kv.ts';
 import { inTransaction } from './transaction.ts';
 
 type Entry = [Uint8Array, Uint8Array];
@@ -28,12 +28,11 @@ function rangeQuery(columns: string, range: KeyRange): { text: string; values: u
 
 /** Applies a batch within the caller's transaction; the last op on a key wins, as in a LevelDB batch. */
 export async function writeOps(client: pg.ClientBase, ops: WriteOp[]): Promise<void> {
-  const last = new Map<string, WriteOp>();
-  for (const op of ops) last.set(bytes(op.key).toString('hex'), op);
   const deletes: Buffer[] = [];
   const putKeys: Buffer[] = [];
   const putValues: Buffer[] = [];
-  for (const op of last.values()) {
+  // One op per key: an upsert may not touch a row twice.
+  for (const op of lastOpOnEachKey(ops)) {
     if (op.type === 'del') deletes.push(bytes(op.key));
     else {
       putKeys.push(bytes(op.key));
