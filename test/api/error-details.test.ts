@@ -1,18 +1,18 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fromBinary } from '@bufbuild/protobuf';
-import { ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import { EventService } from '../../src/gen/tms/v1/event_service_pb.ts';
 import { TimelineService } from '../../src/gen/tms/v1/timeline_service_pb.ts';
 import { FieldViolationSchema } from '../../src/gen/tms/v1/error_details_pb.ts';
 import { ParadoxSchema } from '../../src/gen/tms/v1/paradox_pb.ts';
-import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
+import { call, startTestServer, type TestServer } from '../support/server.ts';
+import { asAdmin, connectSuite } from '../support/connect.ts';
 import { detailJson, typedDetail } from '../../src/server/error-details.ts';
 import { toConnectError } from '../../src/server/errors.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 
-const details = suite<{ server: TestServer; branch: string }>('typed error details on every face');
+const details = connectSuite<{ server: TestServer; branch: string }>('typed error details on every face');
 details.before(async (ctx) => {
   ctx.server = await startTestServer();
   const created = await call(ctx.server, 'POST', '/v1/create-timeline', { body: { base_timeline_id: 'primary', description: 'details' } });
@@ -21,11 +21,6 @@ details.before(async (ctx) => {
 details.after(async (ctx) => {
   await ctx.server.stop();
 });
-
-const bearer: Interceptor = (next) => (req) => {
-  req.header.set('authorization', `Bearer ${ADMIN_KEY}`);
-  return next(req);
-};
 
 async function refusal(promise: Promise<unknown>): Promise<ConnectError> {
   try {
@@ -63,8 +58,8 @@ for (const face of ['Connect', 'gRPC'] as const) {
   details(`${face}: invalid fields arrive as tms.v1.FieldViolation details`, async ({ server }) => {
     const transport =
       face === 'Connect'
-        ? createConnectTransport({ baseUrl: server.url, httpVersion: '1.1', interceptors: [bearer] })
-        : createGrpcTransport({ baseUrl: server.url, interceptors: [bearer] });
+        ? createConnectTransport({ baseUrl: server.url, httpVersion: '1.1', interceptors: [asAdmin] })
+        : createGrpcTransport({ baseUrl: server.url, interceptors: [asAdmin] });
     const events = createClient(EventService, transport);
     const error = await refusal(events.searchEvents({ timeRange: '1800-01-01T00:00:00Z/1700-01-01T00:00:00Z' }));
     assert.is(error.code, 3, 'invalid_argument');
@@ -77,8 +72,8 @@ for (const face of ['Connect', 'gRPC'] as const) {
   details(`${face}: a refused safety check lists each paradox as a tms.v1.Paradox detail`, async ({ server, branch }) => {
     const transport =
       face === 'Connect'
-        ? createConnectTransport({ baseUrl: server.url, httpVersion: '1.1', interceptors: [bearer] })
-        : createGrpcTransport({ baseUrl: server.url, interceptors: [bearer] });
+        ? createConnectTransport({ baseUrl: server.url, httpVersion: '1.1', interceptors: [asAdmin] })
+        : createGrpcTransport({ baseUrl: server.url, interceptors: [asAdmin] });
     const error = await refusal(createClient(EventService, transport).manipulateEvent(lateArrival(branch)));
     assert.is(error.code, 9, 'failed_precondition');
     const paradoxes = error.findDetails(ParadoxSchema);

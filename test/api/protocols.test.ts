@@ -1,7 +1,6 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { create } from '@bufbuild/protobuf';
-import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { Client, credentials, status } from '@grpc/grpc-js';
 import { TimelineService } from '../../src/gen/tms/v1/timeline_service_pb.ts';
@@ -14,10 +13,11 @@ import {
   HealthListResponseSchema,
 } from '../../src/gen/grpc/health/v1/health_pb.ts';
 import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from '../../src/gen/grpc/reflection/v1/reflection_pb.ts';
-import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
+import { call, startTestServer, type TestServer } from '../support/server.ts';
+import { asAdmin, connectSuite } from '../support/connect.ts';
 import { bidiStream, isServiceError, reader, serverStream, unary } from '../support/grpc.ts';
 
-const protocols = suite<{ server: TestServer }>('one port: Connect, gRPC-Web, gRPC, reflection, health');
+const protocols = connectSuite<{ server: TestServer }>('one port: Connect, gRPC-Web, gRPC, reflection, health');
 protocols.before(async (ctx) => {
   ctx.server = await startTestServer();
 });
@@ -25,14 +25,9 @@ protocols.after(async (ctx) => {
   await ctx.server.stop();
 });
 
-const bearer: Interceptor = (next) => (req) => {
-  req.header.set('authorization', `Bearer ${ADMIN_KEY}`);
-  return next(req);
-};
-
 protocols('a Connect client over HTTP/1.1 and HTTP/2 on the same port', async ({ server }) => {
   for (const httpVersion of ['1.1', '2'] as const) {
-    const transport = createConnectTransport({ baseUrl: server.url, httpVersion, interceptors: [bearer] });
+    const transport = createConnectTransport({ baseUrl: server.url, httpVersion, interceptors: [asAdmin] });
     const timelines = createClient(TimelineService, transport);
     const got = await timelines.getTimeline({ timelineId: 'primary' });
     assert.is(got.timeline?.timelineId, 'primary');
@@ -48,7 +43,7 @@ protocols('Connect JSON uses the spec snake_case field names', async ({ server }
 });
 
 protocols('a gRPC-Web call on the same port', async ({ server }) => {
-  const transport = createGrpcWebTransport({ baseUrl: server.url, httpVersion: '1.1', interceptors: [bearer] });
+  const transport = createGrpcWebTransport({ baseUrl: server.url, httpVersion: '1.1', interceptors: [asAdmin] });
   const events = createClient(EventService, transport);
   const page = await events.searchEvents({ location: 'london', pageSize: 3 });
   assert.ok(page.events.length > 0);

@@ -1,22 +1,22 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { createClient, type Interceptor } from '@connectrpc/connect';
+import { createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
 import { create } from '@bufbuild/protobuf';
 import { Client, credentials } from '@grpc/grpc-js';
 import { EventService, SearchEventsRequestSchema, SearchEventsResponseSchema } from '../../src/gen/tms/v1/event_service_pb.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/server.ts';
 import { authorizedBy, unary } from '../support/grpc.ts';
+import { asAdmin, connectSuite } from '../support/connect.ts';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
 const tlsCert = join(fixtures, 'tls-test-cert.pem');
 const ca = readFileSync(tlsCert);
 
-const tls = suite<{ server: TestServer }>('TLS: one port serves HTTP/1.1 and HTTP/2 by ALPN');
+const tls = connectSuite<{ server: TestServer }>('TLS: one port serves HTTP/1.1 and HTTP/2 by ALPN');
 tls.before(async (ctx) => {
   ctx.server = await startTestServer({ tlsCert, tlsKey: join(fixtures, 'tls-test-key.pem') });
 });
@@ -69,11 +69,7 @@ tls('REST over HTTP/1.1 with TLS: GET with a JSON body; a client that offers no 
 });
 
 tls('a Connect client over HTTP/2 with TLS', async ({ server }) => {
-  const bearer: Interceptor = (next) => (req) => {
-    req.header.set('authorization', `Bearer ${ADMIN_KEY}`);
-    return next(req);
-  };
-  const transport = createConnectTransport({ baseUrl: server.url.replace('127.0.0.1', 'localhost'), httpVersion: '2', nodeOptions: { ca }, interceptors: [bearer] });
+  const transport = createConnectTransport({ baseUrl: server.url.replace('127.0.0.1', 'localhost'), httpVersion: '2', nodeOptions: { ca }, interceptors: [asAdmin] });
   const page = await createClient(EventService, transport).searchEvents({ location: 'London', pageSize: 3 });
   assert.is(page.events.length, 3);
 });
