@@ -73,6 +73,15 @@ async function withTwoNodes(work: (nodes: Nodes) => Promise<void>): Promise<void
   }
 }
 
+/** The admin, made on A, as each node identifies it (B loads it from the store). */
+async function adminOnBoth(a: AccessControl, b: AccessControl) {
+  const admin = await a.ensureAdmin();
+  assert.ok(admin.created);
+  const onA = await a.identify(`Bearer ${admin.key}`, '10.0.0.1');
+  const onB = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+  return { admin, onA, onB };
+}
+
 async function refused(promise: Promise<unknown>, code: string): Promise<void> {
   try {
     await promise;
@@ -87,9 +96,7 @@ async function refused(promise: Promise<unknown>, code: string): Promise<void> {
 if (postgresql && TEST_DATABASE_URL) {
   test('a login, a new key, its revocation, a logout and a lockout on one node: the other loads only those records', async () => {
     await withTwoNodes(async ({ a, b, counts }) => {
-      const admin = await a.ensureAdmin();
-      assert.ok(admin.created);
-      const principal = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const { admin, onB: principal } = await adminOnBoth(a, b);
       assert.is(principal.account, 'admin', 'a new account: B loads everything');
       assert.is(counts.loadAll, 2, 'at open, and after the account change');
 
@@ -110,10 +117,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a key revoked on one node keeps, and lists, the last use another node wrote, which the first never loaded', async () => {
     await withTwoNodes(async ({ place, a, b }) => {
-      const admin = await a.ensureAdmin();
-      assert.ok(admin.created);
-      const onA = await a.identify(`Bearer ${admin.key}`, '10.0.0.1');
-      const onB = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const { admin, onA, onB } = await adminOnBoth(a, b);
       const key = await a.createKey(onA, { name: 'ci', scopes: ['read'] });
       await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
       await a.identify(`Bearer ${key.key}`, '10.9.9.9');
@@ -133,9 +137,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a change without a note among noted ones (a node of the version before) makes the other node load everything', async () => {
     await withTwoNodes(async ({ place, a, b, counts }) => {
-      const admin = await a.ensureAdmin();
-      assert.ok(admin.created);
-      const principal = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const { admin, onB: principal } = await adminOnBoth(a, b);
       const loads = counts.loadAll;
       const key = await a.createKey(principal, { name: 'noted', scopes: ['read'] });
       if (place.spec.backend !== 'postgresql') throw new Error('a PostgreSQL place');
@@ -153,9 +155,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a node that the change log no longer reaches back to loads everything, and misses nothing', async () => {
     await withTwoNodes(async ({ place, a, b, counts }) => {
-      const admin = await a.ensureAdmin();
-      assert.ok(admin.created);
-      const principal = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const { admin, onB: principal } = await adminOnBoth(a, b);
       const kept = await a.createKey(principal, { name: 'kept', scopes: ['read'] });
       const revoked = await a.createKey(principal, { name: 'revoked', scopes: ['read'] });
       await b.identify(`Bearer ${revoked.key}`, '10.0.0.2');
@@ -200,9 +200,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('account tables restored from a dump under running nodes, the count back at one they saw: both load everything', async () => {
     await withTwoNodes(async ({ place, a, b }) => {
-      const admin = await a.ensureAdmin();
-      assert.ok(admin.created);
-      const onA = await a.identify(`Bearer ${admin.key}`, '10.0.0.1');
+      const { admin, onA } = await adminOnBoth(a, b);
       const old = await a.createKey(onA, { name: 'in the dump', scopes: ['read'] });
       assert.is((await b.identify(`Bearer ${old.key}`, '10.0.0.2')).account, 'admin');
       if (place.spec.backend !== 'postgresql') throw new Error('a PostgreSQL place');
@@ -232,9 +230,7 @@ if (postgresql && TEST_DATABASE_URL) {
   for (const when of ['before', 'after'] as const) {
     test(`a revocation that failed ${when} the store took it: its node loads everything, and agrees with the store and the other node`, async () => {
       await withTwoNodes(async ({ a, b, counts, failNextWrite }) => {
-        const admin = await a.ensureAdmin();
-        assert.ok(admin.created);
-        const onB = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+        const { onB } = await adminOnBoth(a, b);
         const key = await a.createKey(onB, { name: 'ci', scopes: ['read'] });
         assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'admin');
         const loads = counts.loadAll;
@@ -262,9 +258,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test("an account removed on one node: its keys and sessions are refused on the other", async () => {
     await withTwoNodes(async ({ a, b }) => {
-      const admin = await a.ensureAdmin();
-      assert.ok(admin.created);
-      const onA = await a.identify(`Bearer ${admin.key}`, '10.0.0.1');
+      const { onA } = await adminOnBoth(a, b);
       const created = await a.createAccount(onA, { username: 'bob', scopes: ['read'] });
       const key = await a.createKey(onA, { account: 'bob', name: 'bob', scopes: ['read'] });
       const login = await b.login('bob', created.password, '10.0.0.2');
@@ -279,10 +273,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a key or login made on a node that has not yet seen its account removed is refused, and nothing of it stays', async () => {
     await withTwoNodes(async ({ place, a, b }) => {
-      const admin = await a.ensureAdmin();
-      assert.ok(admin.created);
-      const onA = await a.identify(`Bearer ${admin.key}`, '10.0.0.1');
-      const onB = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const { admin, onA, onB } = await adminOnBoth(a, b);
       const created = await a.createAccount(onA, { username: 'bob', scopes: ['read'] });
       await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
       // B writes before its next check: as if A removed the account between B's check and B's write.
@@ -310,9 +301,7 @@ if (postgresql && TEST_DATABASE_URL) {
 
   test('a stamp gone back (a store restored into the database): the other node loads everything', async () => {
     await withTwoNodes(async ({ place, a, b, counts }) => {
-      const admin = await a.ensureAdmin();
-      assert.ok(admin.created);
-      const principal = await b.identify(`Bearer ${admin.key}`, '10.0.0.2');
+      const { admin, onB: principal } = await adminOnBoth(a, b);
       const key = await a.createKey(principal, { name: 'gone', scopes: ['read'] });
       assert.is((await b.identify(`Bearer ${key.key}`, '10.0.0.2')).account, 'admin');
       const loads = counts.loadAll;
