@@ -21,6 +21,8 @@ export interface TargetResult {
   goal: string;
   node: string;
   ratio?: number;
+  /** The least ratio the target asks for. */
+  minRatio?: number;
   /** tms req/s, and its baseline's req/s and p99 (ms) in the same run, where the target has them. */
   rps?: number;
   baselineRps?: number;
@@ -47,6 +49,7 @@ export function measuredTarget(target: Target, node: string, tmsRounds: Sample[]
     goal: target.goal,
     node,
     ratio,
+    minRatio: target.minRatio,
     rps: tms.rps,
     baselineRps: baseline?.rps,
     baselineP99: baseline?.p99,
@@ -59,6 +62,19 @@ export function measuredTarget(target: Target, node: string, tmsRounds: Sample[]
 }
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+
+/**
+ * Two decimals, unless they would round a missed ratio up onto its target: then as many more as show the miss,
+ * rounded down (0.297× for ≥ 0.3×).
+ */
+export function ratioText(ratio: number | undefined, minRatio?: number): string {
+  if (ratio === undefined || Number.isNaN(ratio)) return '—';
+  if (minRatio === undefined || ratio >= minRatio || Number(ratio.toFixed(2)) < minRatio) return `${ratio.toFixed(2)}×`;
+  for (let digits = 3; ; digits++) {
+    const down = Math.floor(ratio * 10 ** digits) / 10 ** digits;
+    if (down < minRatio || digits === 6) return `${down.toFixed(digits)}×`;
+  }
+}
 
 /** "met", or "not met" with the parts missed where a target has several (older results do not say). */
 function verdict(result: TargetResult): string {
@@ -73,7 +89,7 @@ export function targetTable(results: TargetResult[]): string {
       r.path,
       r.goal,
       r.node,
-      r.value ?? `${fixed(r.ratio, 2)}×`,
+      r.value ?? ratioText(r.ratio, r.minRatio),
       fixed(r.p50, 2),
       fixed(r.p99, 2),
       fixed(r.baselineP99, 2),
