@@ -63,17 +63,11 @@ export function measuredTarget(target: Target, node: string, tmsRounds: Sample[]
 
 const fixed = (value: number | undefined, digits: number) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
 
-/**
- * Two decimals, unless they would round a missed ratio up onto its target: then as many more as show the miss,
- * rounded down (0.297× for ≥ 0.3×).
- */
+/** Two decimals, unless they would round a missed ratio up onto its target: then three, rounded down (0.297× for ≥ 0.3×). */
 export function ratioText(ratio: number | undefined, minRatio?: number): string {
   if (ratio === undefined || Number.isNaN(ratio)) return '—';
-  if (minRatio === undefined || ratio >= minRatio || Number(ratio.toFixed(2)) < minRatio) return `${ratio.toFixed(2)}×`;
-  for (let digits = 3; ; digits++) {
-    const down = Math.floor(ratio * 10 ** digits) / 10 ** digits;
-    if (down < minRatio || digits === 6) return `${down.toFixed(digits)}×`;
-  }
+  const roundedOntoTarget = minRatio !== undefined && ratio < minRatio && Number(ratio.toFixed(2)) >= minRatio;
+  return roundedOntoTarget ? `${(Math.floor(ratio * 1000) / 1000).toFixed(3)}×` : `${ratio.toFixed(2)}×`;
 }
 
 /** "met", or "not met" with the parts missed where a target has several (older results do not say). */

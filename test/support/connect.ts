@@ -25,7 +25,7 @@ export function connectSuite<T>(title: string): Test<T> {
     }
   };
   const test = ((name: string, handler: Callback<T>) => inner(name, reported(handler))) as Test<T>;
-  return Object.assign(test, inner);
+  return Object.assign(test, inner, { only: (name: string, handler: Callback<T>) => inner.only(name, reported(handler)) });
 }
 
 export function reportable(error: unknown): unknown {
