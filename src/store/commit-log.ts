@@ -56,7 +56,7 @@ interface Waiting {
  * an LSN is taken just before its batch is written. Group commit: while one synced write is in flight, the
  * batches that arrive wait and then go together in the next one, so one fsync acknowledges them all; a
  * timeline's next write may build on one that waits (see `queued`), so a busy timeline's writes group too, and
- * a group writes each key once (the timeline's record, rewritten by each of them, was a quarter of the bytes).
+ * a group writes each key once (a busy timeline's record, which each of its writes rewrites).
  */
 export class LocalCommitLog implements CommitLog {
   readonly shared = false;
