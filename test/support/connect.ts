@@ -28,7 +28,7 @@ export function connectSuite<T>(title: string): Test<T> {
   return Object.assign(test, inner, { only: (name: string, handler: Callback<T>) => inner.only(name, reported(handler)) });
 }
 
-export function reportable(error: unknown): unknown {
+function reportable(error: unknown): unknown {
   if (!(error instanceof ConnectError)) return error;
   const readable = new Error(`ConnectError [${Code[error.code]}]: ${error.rawMessage}`, { cause: error });
   readable.stack = `${readable.message}\n${error.stack?.split('\n').slice(1).join('\n') ?? ''}`;
