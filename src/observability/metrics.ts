@@ -12,12 +12,8 @@ export interface PoolStatsSource {
 /** Prometheus metrics for one server instance (its own registry, so tests can run several servers). */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: 'tms_requests_total',
-    help: 'Requests served, by route (RPC or REST path template), protocol and result code.',
-    labelNames: ['route', 'protocol', 'code'] as const,
-    registers: [this.registry],
-  });
+  /** Each request's series, by route, then protocol, then code: the labels are the same few strings every time. */
+  private readonly series = new Map<string, Map<string, Map<string, RequestSeries>>>();
   private readonly latency = new Histogram({
     name: 'tms_request_duration_seconds',
     help: 'Request latency by route, protocol and result code.',
@@ -28,6 +24,7 @@ export class Metrics {
 
   constructor(pool?: PoolStatsSource, caches?: CacheCountsSource) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tms_' });
+    registerRequestCounter(this.registry, this.series);
     if (caches) this.registerCaches(caches);
     if (pool) {
       new Gauge({
@@ -77,17 +74,21 @@ export class Metrics {
     series('tms_cache_max_bytes', 'The byte budget, by cache.', Gauge, 'maxBytes');
   }
 
-  /** prom-client hashes a label object on every call; a route's series are looked up once and kept. */
-  private readonly series = new Map<string, { count: { inc(): void }; latency: { observe(seconds: number): void } }>();
-
+  /**
+   * prom-client hashes and checks a label object on every call, even through a child from `labels()`; so the
+   * count is kept here and copied into the counter when scraped, and only the latency goes to prom-client.
+   */
   observe(route: string, protocol: string, code: string, seconds: number): void {
-    const key = `${route} ${protocol} ${code}`;
-    let series = this.series.get(key);
+    let byProtocol = this.series.get(route);
+    if (!byProtocol) this.series.set(route, (byProtocol = new Map()));
+    let byCode = byProtocol.get(protocol);
+    if (!byCode) byProtocol.set(protocol, (byCode = new Map()));
+    let series = byCode.get(code);
     if (!series) {
-      series = { count: this.requests.labels({ route, protocol, code }), latency: this.latency.labels({ route, protocol, code }) };
-      this.series.set(key, series);
+      const labels = { route, protocol, code };
+      byCode.set(code, (series = { labels, count: 0, latency: this.latency.labels(labels) }));
     }
-    series.count.inc();
+    series.count += 1;
     series.latency.observe(seconds);
   }
 
@@ -98,4 +99,26 @@ export class Metrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+interface RequestSeries {
+  labels: { route: string; protocol: string; code: string };
+  count: number;
+  latency: { observe(seconds: number): void };
+}
+
+/** `tms_requests_total`, from the counts `Metrics.observe` keeps. */
+function registerRequestCounter(registry: Registry, series: Map<string, Map<string, Map<string, RequestSeries>>>): void {
+  new Counter({
+    name: 'tms_requests_total',
+    help: 'Requests served, by route (RPC or REST path template), protocol and result code.',
+    labelNames: ['route', 'protocol', 'code'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const byProtocol of series.values()) {
+        for (const byCode of byProtocol.values()) for (const { labels, count } of byCode.values()) this.inc(labels, count);
+      }
+    },
+  });
 }

@@ -39,6 +39,17 @@ metrics('needs no key, is Prometheus text, and counts requests and latency by ro
   assert.ok(sample(after, 'tms_requests_total', 'route="tms.v1.EventService.SearchEvents",protocol="grpc",code="ok"')! >= 1, 'gRPC counted under its own protocol');
 });
 
+metrics('a scrape reads the request counts without moving them: two in a row agree, and with the latency count', async ({ server }) => {
+  for (let i = 0; i < 2; i++) assert.is((await call(server, 'GET', '/v1/search-events', { body: { location: 'Rome', page_size: 1 } })).status, 200);
+  const first = (await call(server, 'GET', '/metrics', { key: null })).text;
+  const second = (await call(server, 'GET', '/metrics', { key: null })).text;
+  const count = sample(first, 'tms_requests_total', `${SEARCH},code="ok"`);
+  assert.ok(count !== undefined && count >= 2, `counted: ${count}`);
+  assert.is(sample(second, 'tms_requests_total', `${SEARCH},code="ok"`), count);
+  assert.is(sample(second, 'tms_request_duration_seconds_count', `${SEARCH},code="ok"`), count);
+  assert.is(sample(second, 'tms_requests_total', 'route="/metrics",protocol="http",code="ok"')! - sample(first, 'tms_requests_total', 'route="/metrics",protocol="http",code="ok"')!, 1, 'the first scrape is counted by the second');
+});
+
 metrics('reports the analysis worker pool: threads, queue and completed tasks', async ({ server }) => {
   const before = (await call(server, 'GET', '/metrics', { key: null })).text;
   assert.is((await call(server, 'GET', '/v1/check-paradox', { body: { timeline_id: 'primary' } })).status, 200);
