@@ -70,6 +70,12 @@ export function ratioText(ratio: number | undefined, minRatio?: number): string 
   return roundedOntoTarget ? `${(Math.floor(ratio * 1000) / 1000).toFixed(3)}×` : `${ratio.toFixed(2)}×`;
 }
 
+/** Two decimals, unless they would round a value over its limit down onto it: then three, rounded up (10.004 for ≤ 10). */
+export function limitText(value: number, limit: number): string {
+  const roundedOntoLimit = value > limit && Number(value.toFixed(2)) <= limit;
+  return roundedOntoLimit ? (Math.ceil(value * 1000) / 1000).toFixed(3) : value.toFixed(2);
+}
+
 /** "met", or "not met" with the parts missed where a target has several (older results do not say). */
 function verdict(result: TargetResult): string {
   if (result.met) return 'met';

@@ -1,7 +1,7 @@
-// How the targets table writes a ratio: a miss never rounded up onto its target.
+// How the targets table writes a ratio or a figure with a limit: a miss never rounded onto its target.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ratioText } from '../../bench/lib/targets.ts';
+import { limitText, ratioText } from '../../bench/lib/targets.ts';
 
 test('two decimals, where they keep the ratio on its side of the target', () => {
   assert.is(ratioText(0.3069, 0.6), '0.31×');
@@ -21,6 +21,15 @@ test('more, rounded down, where two would round a miss up onto its target', () =
 test('no ratio measured', () => {
   assert.is(ratioText(undefined, 0.3), '—');
   assert.is(ratioText(Number.NaN), '—');
+});
+
+test('a figure with an upper limit: more, rounded up, where two would round a miss down onto its limit', () => {
+  assert.is(limitText(9.92, 10), '9.92');
+  assert.is(limitText(12.361, 10), '12.36');
+  assert.is(limitText(10.0041, 10), '10.005');
+  assert.is(limitText(10.0001, 10), '10.001', 'not 10.000: rounded up');
+  assert.is(limitText(10, 10), '10.00', 'exactly the limit is met and shown so');
+  assert.is(limitText(9.996, 10), '10.00', 'a hit rounded up to its limit is still on its side');
 });
 
 test.run();
