@@ -6,6 +6,15 @@ export interface Commit {
   note: Uint8Array;
 }
 
+/**
+ * Where the log stands: the newest commit's LSN, in the numbering `epoch` names. A database made again, or
+ * restored into new tables, numbers its commits afresh under another epoch.
+ */
+export interface LogHead {
+  lsn: number;
+  epoch: string;
+}
+
 /** What a commit writes: its batch, the note that tells other nodes what changed, and the caller's result. */
 export interface CommitBatch<T> {
   ops: WriteOp[];
@@ -22,18 +31,18 @@ export interface CommitLog {
   readonly shared: boolean;
   /** Makes the next LSN greater than `lsn` (the highest LSN the stored data uses). */
   start(lsn: number): Promise<void>;
-  /** The LSN of the newest commit. */
-  head(): Promise<number>;
+  /** The newest commit. */
+  head(): Promise<LogHead>;
   /** Commits after `lsn`, oldest first; undefined when some of them are no longer kept (replay is impossible). */
   since(lsn: number): Promise<Commit[] | undefined>;
   /**
    * Runs `build` and commits what it returns; nothing is written if it throws. `build` calls `lsn()` for
    * the commit's LSN, as late as it can: LSNs order commits in time. On a shared log, `head` is the newest
-   * LSN already committed (memory must catch up to it before building). `queued` is called once the batch
+   * commit already made (memory must catch up to it before building). `queued` is called once the batch
    * has its place in the commit order, before it is durable: a write that builds on this one may start.
    * If a batch fails, so does every batch queued after it that was built before the failure was known.
    */
-  commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>, queued?: () => void): Promise<T>;
+  commit<T>(build: (lsn: () => number, head: LogHead) => Promise<CommitBatch<T>>, queued?: () => void): Promise<T>;
   /**
    * Held by the node running a bulk load into `level` until `release` (or until that node dies), so that
    * others can tell a running load from an interrupted one.
@@ -42,6 +51,9 @@ export interface CommitLog {
   /** Whether some node holds `level`'s load. */
   loadHeld(level: number): Promise<boolean>;
 }
+
+/** A store only this process writes is never made again under it. */
+const LOCAL_EPOCH = 'local';
 
 /** Batches waiting for the next synced write, each with its caller's settlement. */
 interface Waiting {
@@ -72,18 +84,18 @@ export class LocalCommitLog implements CommitLog {
     this.allocated = Math.max(this.allocated, lsn);
   }
 
-  async head(): Promise<number> {
-    return this.allocated;
+  async head(): Promise<LogHead> {
+    return { lsn: this.allocated, epoch: LOCAL_EPOCH };
   }
 
   async since(): Promise<Commit[]> {
     return [];
   }
 
-  async commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>, queued?: () => void): Promise<T> {
+  async commit<T>(build: (lsn: () => number, head: LogHead) => Promise<CommitBatch<T>>, queued?: () => void): Promise<T> {
     let lsn: number | undefined;
     const failures = this.failures;
-    const { ops, result } = await build(() => (lsn ??= ++this.allocated), this.allocated);
+    const { ops, result } = await build(() => (lsn ??= ++this.allocated), { lsn: this.allocated, epoch: LOCAL_EPOCH });
     if (this.failures !== failures) throw new Error('an earlier write failed while this one was being prepared; nothing was written');
     const durable = new Promise<void>((resolve, reject) => {
       this.waiting.push({ ops, resolve, reject });

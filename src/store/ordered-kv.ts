@@ -31,8 +31,6 @@ export interface EntryReader {
 /** Reads that all see the store as it stood when the snapshot began, whatever is written meanwhile. */
 export interface SnapshotReads {
   reader(range: KeyRange): EntryReader;
-  /** Where other nodes share the store: the LSN of the newest commit this snapshot holds. */
-  commitHead?(): Promise<number>;
 }
 
 export interface OrderedKeyValueStore {

@@ -27,6 +27,11 @@ export class SearchPageCache {
     this.pages.set(key, page, entryBytes(key, page));
   }
 
+  /** Memory loaded again from the store: what it held may no longer be what the store holds. */
+  clear(): void {
+    this.pages.clear();
+  }
+
   counts(): CacheCounts {
     return this.pages.counts();
   }

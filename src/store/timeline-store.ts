@@ -20,7 +20,7 @@ import { checkId, newEventId, newTimelineId } from './ids.ts';
 import { chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, tagKey, Tag, utf8, versionKey } from './keys.ts';
 import type { OrderedKeyValueStore, PutOp, WriteOp } from './ordered-kv.ts';
 import { locationWords } from './location-words.ts';
-import { LocalCommitLog, type CommitLog } from './commit-log.ts';
+import { LocalCommitLog, type CommitLog, type LogHead } from './commit-log.ts';
 import { decodeNote, encodeNote, type ChangeNote } from './change-note.ts';
 import { AnchorIndex, type AnchorChange } from './anchor-index.ts';
 import { FreshCheck } from './fresh-check.ts';
@@ -101,6 +101,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly log: CommitLog;
   /** The newest commit whose changes memory holds (shared stores only). */
   private seen = 0;
+  /** The numbering `seen` is in (`LogHead`). */
+  private seenEpoch = '';
   private readonly fresh = new FreshCheck(() => this.catchUp());
   /** Commits under way, by timeline: `close` waits for them, and so does a write that is checked first. */
   private readonly committing = new Map<string, Set<Promise<unknown>>>();
@@ -148,7 +150,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     if (this.opened) return;
     await this.kv.open();
     // Commits made while the state loads are replayed from here.
-    this.seen = await this.log.head();
+    ({ lsn: this.seen, epoch: this.seenEpoch } = await this.log.head());
     const tombstones = await this.loadState();
     await this.log.start(Math.max(this.versions.maxLsn(), this.registry.highestCap()));
     await this.sync();
@@ -174,6 +176,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     this.eventCounts = new EventCounts(this.versions, this.registry);
     this.genesis.clear();
     this.anchors.clear();
+    this.searchCache.clear();
+    this.reader.clear();
     for (const [, value] of await this.kv.entries({ gte: tagKey(Tag.timeline), lt: prefixEnd(tagKey(Tag.timeline)) })) {
       this.registry.add(decodeRecord<StoredTimeline>(value));
     }
@@ -196,21 +200,27 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
    * `head`: the newest commit's LSN when the caller knows it already. One catch-up runs at a time: a commit's
    * and a reader's running together could reload the state while the other replays into it, or reload it twice.
    */
-  private catchUp(head?: number): Promise<void> {
+  private catchUp(head?: LogHead): Promise<void> {
     const run = this.caughtUp.then(() => this.catchUpNow(head));
     this.caughtUp = run.catch(() => undefined);
     return run;
   }
 
-  private async catchUpNow(head?: number): Promise<void> {
+  private async catchUpNow(head?: LogHead): Promise<void> {
     head ??= await this.log.head();
-    if (head <= this.seen) return;
+    if (head.epoch !== this.seenEpoch) {
+      // Another database than the one memory was loaded from: its LSNs say nothing about what memory holds.
+      this.seen = head.lsn;
+      this.seenEpoch = head.epoch;
+      await this.loadState();
+      return;
+    }
+    if (head.lsn <= this.seen) return;
     const commits = await this.log.since(this.seen);
     if (!commits) {
       // The log no longer reaches back to what memory holds: load the whole state again.
-      const seen = head;
       await this.loadState();
-      this.seen = Math.max(this.seen, seen);
+      this.seen = Math.max(this.seen, head.lsn);
       return;
     }
     for (const commit of commits) {
@@ -218,7 +228,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       this.replay(decodeNote(commit.note));
       this.seen = commit.lsn;
     }
-    this.seen = Math.max(this.seen, head);
+    this.seen = Math.max(this.seen, head.lsn);
   }
 
   /** Applies another node's commit to memory (or this node's own again: applying twice changes nothing). */

@@ -108,6 +108,11 @@ export class VersionReader {
     this.cache.deleteIf((key) => key.startsWith(prefix));
   }
 
+  /** The store may be another one now (a database made again): the same version may hold another record. */
+  clear(): void {
+    this.cache.clear();
+  }
+
   counts(): CacheCounts {
     return this.cache.counts();
   }

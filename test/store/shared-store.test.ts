@@ -310,6 +310,35 @@ if (postgresql && TEST_DATABASE_URL) {
       assert.is((await b!.timelines.getTimeline('late'))!.event_count, 1);
     });
   });
+
+  // Made again with as many commits as the running node saw (its LSN did not move) and with more (the new
+  // database's log reaches past it): either way the node loads the new database whole, old pages and records gone.
+  for (const extra of [0, 3]) {
+    test(`a database made again under a running node, ${extra} commits past the LSN it saw: it reads only the new one`, async () => {
+      await withNodes(1, async ([a], place) => {
+        await a!.timelines.createTimeline(branchSpec('exp'));
+        const old = await a!.timelines.insertEvent('exp', newEvent('in the old database'), 'alice');
+        const query = { words: ['leiden'], pageSize: 10 };
+        assert.equal((await a!.timelines.search('exp', query)).events, [old]);
+        const { url, schema } = place.spec as { url: string; schema: string };
+        await withClient(url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
+        const again = await place.open();
+        try {
+          await again.timelines.createTimeline(branchSpec('exp'));
+          const made = [await again.timelines.insertEvent('exp', newEvent('in the new database'), 'bob')];
+          for (let i = 0; i < extra; i++) made.push(await again.timelines.insertEvent('exp', newEvent(`later ${i}`), 'bob'));
+          const page = await a!.timelines.search('exp', query);
+          assert.equal(page.events.map((event) => event.description).sort(), made.map((event) => event.description).sort());
+          assert.is((await a!.timelines.getTimeline('exp'))!.event_count, made.length);
+          const first = await a!.timelines.getEvent('exp', made[0]!.event_id);
+          assert.is(first?.description, 'in the new database');
+          if (old.event_id !== made[0]!.event_id) assert.is(await a!.timelines.getEvent('exp', old.event_id), undefined);
+        } finally {
+          await again.close();
+        }
+      });
+    });
+  }
 }
 
 test.run();

@@ -99,6 +99,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX login_session_account ON login_session (account);
     `,
   },
+  {
+    version: 8,
+    name: 'timelines: an epoch per database, so that a node never takes the commits of a database made again for those it loaded',
+    sql: `
+      ALTER TABLE tms_clock ADD COLUMN epoch text NOT NULL DEFAULT md5(random()::text || clock_timestamp()::text);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)!.version;

@@ -1,11 +1,11 @@
 import type pg from 'pg';
-import type { Commit, CommitBatch, CommitLog } from '../commit-log.ts';
+import type { Commit, CommitBatch, CommitLog, LogHead } from '../commit-log.ts';
 import type { WriteOp } from '../ordered-kv.ts';
 import { writeOps } from './pg-key-value-space.ts';
 import { inTransaction } from './transaction.ts';
 
 interface Member<T> {
-  build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>;
+  build: (lsn: () => number, head: LogHead) => Promise<CommitBatch<T>>;
   queued?: () => void;
   resolve(result: T): void;
   reject(error: unknown): void;
@@ -14,6 +14,15 @@ interface Member<T> {
 /** Commits kept for nodes to replay; one that falls further behind reloads its state instead. */
 const KEPT_COMMITS = 100_000;
 const PRUNE_EVERY = 1_000;
+
+/**
+ * The clock's row as a `LogHead`. The epoch is made with the database and the oid with the clock's table, so
+ * neither a database made again nor one restored from a dump (which makes its tables again) reads as the one
+ * a node loaded, whatever its LSN.
+ */
+const HEAD = "SELECT lsn, epoch || '.' || 'tms_clock'::regclass::oid::text AS epoch FROM tms_clock";
+
+const logHead = (row: { lsn: string; epoch: string }): LogHead => ({ lsn: Number(row.lsn), epoch: row.epoch });
 
 /**
  * The commit log of a store that many nodes share: `tms_clock` holds the newest LSN, and each commit is one
@@ -43,9 +52,9 @@ export class PgCommitLog implements CommitLog {
     await this.pool.query('UPDATE tms_clock SET lsn = GREATEST(lsn, $1)', [lsn]);
   }
 
-  async head(): Promise<number> {
-    const { rows } = await this.readPool.query<{ lsn: string }>('SELECT lsn FROM tms_clock');
-    return Number(rows[0]!.lsn);
+  async head(): Promise<LogHead> {
+    const { rows } = await this.readPool.query<{ lsn: string; epoch: string }>(HEAD);
+    return logHead(rows[0]!);
   }
 
   async since(lsn: number): Promise<Commit[] | undefined> {
@@ -57,7 +66,7 @@ export class PgCommitLog implements CommitLog {
   }
 
   /** `queued` is called once the member's batch is built in its transaction (a later member goes in the next one). */
-  commit<T>(build: (lsn: () => number, head: number) => Promise<CommitBatch<T>>, queued?: () => void): Promise<T> {
+  commit<T>(build: (lsn: () => number, head: LogHead) => Promise<CommitBatch<T>>, queued?: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ build, resolve, reject, queued } as Member<unknown>);
       if (!this.committing) void this.commitGroups();
@@ -85,9 +94,9 @@ export class PgCommitLog implements CommitLog {
     try {
       await inTransaction(this.pool, async (client) => {
         outcomes = [];
-        const { rows } = await client.query<{ lsn: string }>('SELECT lsn FROM tms_clock FOR UPDATE');
-        const head = Number(rows[0]!.lsn);
-        let lsn = head;
+        const { rows } = await client.query<{ lsn: string; epoch: string }>(`${HEAD} FOR UPDATE`);
+        const head = logHead(rows[0]!);
+        let lsn = head.lsn;
         const ops: WriteOp[] = [];
         const lsns: number[] = [];
         const notes: Buffer[] = [];

@@ -137,10 +137,7 @@ export class PgKeyValueSpace implements OrderedKeyValueStore {
     let broken = false;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      return await work({
-        reader: (range) => new RangeReader(client, range),
-        commitHead: async () => Number((await client.query<{ lsn: string }>('SELECT lsn FROM tms_clock')).rows[0]!.lsn),
-      });
+      return await work({ reader: (range) => new RangeReader(client, range) });
     } finally {
       await client.query('COMMIT').catch(() => (broken = true));
       client.release(broken);
