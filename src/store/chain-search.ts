@@ -10,7 +10,8 @@ import { ChainView } from './chain-view.ts';
 import { decodeRecord } from './event-codec.ts';
 import { searchPositions, type GenesisIndex, type IndexBound } from './genesis-index.ts';
 import { locationWords } from './location-words.ts';
-import { prefixEnd, sortKey, timeIndexPrefix } from './keys.ts';
+import { prefixEnd, timeIndexPrefix } from './keys.ts';
+import { sortText, sortTextBytes } from './current-index.ts';
 import type { OrderedKeyValueStore, SnapshotReads } from './ordered-kv.ts';
 import { CurrentStream, GenesisStream, ListStream, StoredIndexStream, type Candidate, type Stream } from './search-streams.ts';
 import type { ChainLink } from './timeline-registry.ts';
@@ -110,7 +111,7 @@ async function pickCandidates(
       const version = visibleVersion(versions.list(link.level, eventId), link.cap);
       // A genesis marker as of the cap: the genesis stream has the event.
       if (!version?.happens || version.lsn === 0) continue;
-      const key = sortKey(version.timeKey, eventId);
+      const key = sortTextBytes(sortText(version.timeText, eventId));
       if (!inRange(key, query)) continue;
       if (!query.words.every((word) => version.words.includes(word))) continue;
       if (view.hidden(depth, eventId, version)) continue;

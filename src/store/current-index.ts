@@ -8,16 +8,15 @@
  */
 import sortedBtree from 'sorted-btree';
 import { INSTANT_KEY_BYTES } from '../time/index.ts';
-import { sortKey } from './keys.ts';
 import type { VersionInfo } from './version-index.ts';
 
 const { default: BTree } = sortedBtree;
 type Tree = InstanceType<typeof BTree<string, string>>;
 
-/** The sort key of a version as latin1 text (an ASCII id is its own UTF-8). */
-export function sortText(timeKey: Uint8Array, eventId: string): string {
-  if (Buffer.byteLength(eventId, 'utf8') !== eventId.length) return sortKey(timeKey, eventId).toString('latin1');
-  return String.fromCharCode(...timeKey) + eventId;
+/** The sort key of a version as latin1 text, from its time key's (`VersionInfo.timeText`; an ASCII id is its own UTF-8). */
+export function sortText(timeText: string, eventId: string): string {
+  if (Buffer.byteLength(eventId, 'utf8') !== eventId.length) return timeText + Buffer.from(eventId, 'utf8').toString('latin1');
+  return timeText + eventId;
 }
 
 /** Sort-key text back to the key's bytes. */
@@ -35,7 +34,7 @@ export class CurrentIndex {
 
   add(eventId: string, info: VersionInfo): void {
     if (!indexed(info)) return;
-    const key = sortText(info.timeKey, eventId);
+    const key = sortText(info.timeText, eventId);
     this.all.set(key, eventId);
     for (const word of new Set(info.words)) {
       let tree = this.byWord.get(word);
@@ -46,7 +45,7 @@ export class CurrentIndex {
 
   delete(eventId: string, info: VersionInfo): void {
     if (!indexed(info)) return;
-    const key = sortText(info.timeKey, eventId);
+    const key = sortText(info.timeText, eventId);
     this.all.delete(key);
     for (const word of new Set(info.words)) {
       const tree = this.byWord.get(word);

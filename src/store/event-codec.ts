@@ -1,5 +1,5 @@
 import { encodeInstantKey, INSTANT_KEY_BYTES, parseInstant } from '../time/index.ts';
-import { locationWords } from './location-words.ts';
+import { sharedLocationWords, sharedWords } from './location-words.ts';
 import type { EventRecord } from './types.ts';
 import type { VersionInfo } from './version-index.ts';
 
@@ -24,12 +24,16 @@ export function stands(record: EventRecord): boolean {
   return record.superseded_by === undefined && record.status !== 'reverted';
 }
 
-export function timeKeyOf(record: EventRecord): Uint8Array {
-  return encodeInstantKey(parseInstant(record.time));
+const timeKey = Buffer.alloc(INSTANT_KEY_BYTES);
+
+/** The record's time key as latin1 text (`VersionInfo.timeText`). */
+export function timeTextOf(record: EventRecord): string {
+  encodeInstantKey(parseInstant(record.time), timeKey);
+  return timeKey.toString('latin1');
 }
 
 export function summarise(record: EventRecord, lsn: number): VersionInfo {
-  const info: VersionInfo = { lsn, happens: happens(record), timeKey: timeKeyOf(record), words: locationWords(record.location) };
+  const info: VersionInfo = { lsn, happens: happens(record), timeText: timeTextOf(record), words: sharedLocationWords(record.location) };
   if (record.supersedes !== undefined) info.supersedes = record.supersedes;
   return info;
 }
@@ -42,7 +46,7 @@ export function encodeSummary(info: VersionInfo): Uint8Array {
   const supersedes = Buffer.from(info.supersedes ?? '', 'utf8');
   const out = Buffer.allocUnsafe(WORDS_AT + words.length + supersedes.length);
   out[0] = info.happens ? 1 : 0;
-  out.set(info.timeKey, 1);
+  out.write(info.timeText, 1, 'latin1');
   out.writeUInt16BE(words.length, 1 + INSTANT_KEY_BYTES);
   words.copy(out, WORDS_AT);
   supersedes.copy(out, WORDS_AT + words.length);
@@ -56,8 +60,8 @@ export function decodeSummary(lsn: number, bytes: Uint8Array): VersionInfo {
   const info: VersionInfo = {
     lsn,
     happens: view[0] === 1,
-    timeKey: new Uint8Array(view.subarray(1, 1 + INSTANT_KEY_BYTES)),
-    words: words.length ? words.split(' ') : [],
+    timeText: view.toString('latin1', 1, 1 + INSTANT_KEY_BYTES),
+    words: sharedWords(words),
   };
   if (wordsEnd < view.length) info.supersedes = view.toString('utf8', wordsEnd);
   return info;

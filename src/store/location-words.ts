@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 const COMBINING_MARKS = /\p{M}+/gu;
 const NON_WORD = /[^\p{L}\p{N}]+/u;
 
@@ -12,4 +14,32 @@ export function locationWords(text: string): string[] {
     .toLowerCase()
     .split(NON_WORD)
     .filter((word) => word.length > 0);
+}
+
+/** Places remembered by each of the two lookups below; a place beyond them still gets its words, unshared. */
+const SHARED_PLACES = 10_000;
+const byLocation = new LRUCache<string, readonly string[]>({ max: SHARED_PLACES });
+const byWordsText = new LRUCache<string, readonly string[]>({ max: SHARED_PLACES });
+
+/**
+ * `locationWords`, frozen and shared by every caller that asks for a place seen lately. Each version in memory
+ * keeps its place's words for life, and events name the same places over and over: one array per place rather
+ * than one per version.
+ */
+export function sharedLocationWords(text: string): readonly string[] {
+  return shared(byLocation, text, () => locationWords(text));
+}
+
+/** Words stored space-separated (as summaries hold them), shared as `sharedLocationWords` shares them. */
+export function sharedWords(spaceSeparated: string): readonly string[] {
+  return shared(byWordsText, spaceSeparated, () => (spaceSeparated ? spaceSeparated.split(' ') : []));
+}
+
+function shared(cache: LRUCache<string, readonly string[]>, key: string, make: () => string[]): readonly string[] {
+  let words = cache.get(key);
+  if (words === undefined) {
+    words = Object.freeze(make());
+    cache.set(key, words);
+  }
+  return words;
 }

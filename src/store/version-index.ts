@@ -9,8 +9,10 @@ import { CurrentIndex } from './current-index.ts';
 export interface VersionInfo {
   lsn: number;
   happens: boolean;
-  timeKey: Uint8Array;
-  words: string[];
+  /** The time key as latin1 text, one character per byte: 24 bytes of heap where a 12-byte array takes over 200. */
+  timeText: string;
+  /** Shared with other versions at the same place (`sharedLocationWords`): never modified. */
+  words: readonly string[];
   /** Set on events created by a manipulation. */
   supersedes?: string;
 }
