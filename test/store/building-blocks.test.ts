@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeSummary, encodeSummary } from '../../src/store/event-codec.ts';
+import { decodeSummary, encodeSummary, summarise } from '../../src/store/event-codec.ts';
 import { decodeSnapshot, encodeSnapshot, encodeSnapshotChunks, GenesisAccumulator } from '../../src/store/genesis-snapshot.ts';
 import { randomId } from '../../src/store/ids.ts';
 import { parseVersionKey, prefixEnd, Tag, versionKey } from '../../src/store/keys.ts';
@@ -138,6 +138,18 @@ snapshot('summaries round-trip', () => {
   const plain = { lsn: 0, happens: false, timeText: '\0'.repeat(12), words: [] };
   assert.equal(decodeSummary(0, encodeSummary(plain)), plain);
   assert.is(Buffer.from(encodeSummary(info)).subarray(1, 13).toString('hex'), '07ff80'.repeat(4), 'the time key is stored as its 12 bytes');
+});
+snapshot('versions at one place share one frozen words array; their time keys order as the instants do', () => {
+  const at = (time: string, location: string) =>
+    summarise({ event_id: 'e', timeline_id: 'primary', description: 'd', time, location, causes: [], status: 'original' }, 1);
+  const [early, late, elsewhere] = [at('1700-01-01T00:00:00Z', 'São Paulo, Brazil'), at('1700-01-01T00:00:00.5Z', 'São Paulo, Brazil'), at('-0500-01-01T00:00:00Z', 'Delft')];
+  assert.equal(early.words, ['sao', 'paulo', 'brazil']);
+  assert.ok(early.words === late.words, 'one array for the place');
+  assert.ok(Object.isFrozen(early.words));
+  assert.equal(decodeSummary(1, encodeSummary(early)).words, early.words);
+  assert.ok(decodeSummary(1, encodeSummary(early)).words === decodeSummary(2, encodeSummary(late)).words, 'decoded summaries share too');
+  assert.is(early.timeText, Buffer.from(encodeInstantKey(parseInstant('1700-01-01T00:00:00Z'))).toString('latin1'));
+  assert.ok(elsewhere.timeText < early.timeText && early.timeText < late.timeText);
 });
 snapshot.run();
 
