@@ -59,24 +59,28 @@ export class VersionIndex {
 
   add(level: number, eventId: string, info: VersionInfo): void {
     const entry = this.levelOf(level);
-    let list = entry.byEvent.get(eventId);
+    const list = entry.byEvent.get(eventId);
     if (!list) {
-      list = [];
-      entry.byEvent.set(eventId, list);
-    }
-    let at = list.length;
-    while (at > 0 && list[at - 1]!.lsn > info.lsn) at--;
-    if (list[at - 1]?.lsn === info.lsn) return;
-    const newest = list[list.length - 1];
-    list.splice(at, 0, info);
-    if (at === list.length - 1) {
-      if (newest) entry.current.delete(eventId, newest);
+      // A literal of one: most changed events keep one version, and `[]` takes 17 slots on its first insert.
+      entry.byEvent.set(eventId, [info]);
       entry.current.add(eventId, info);
+    } else {
+      let at = list.length;
+      while (at > 0 && list[at - 1]!.lsn > info.lsn) at--;
+      if (list[at - 1]?.lsn === info.lsn) return;
+      const newest = list[list.length - 1]!;
+      list.splice(at, 0, info);
+      if (at === list.length - 1) {
+        entry.current.delete(eventId, newest);
+        entry.current.add(eventId, info);
+      }
     }
     if (info.lsn > 0) {
-      let logAt = entry.log.length;
-      while (logAt > 0 && entry.log[logAt - 1]!.lsn > info.lsn) logAt--;
-      entry.log.splice(logAt, 0, { lsn: info.lsn, eventId });
+      const { log } = entry;
+      let logAt = log.length;
+      while (logAt > 0 && log[logAt - 1]!.lsn > info.lsn) logAt--;
+      if (logAt === log.length) log.push({ lsn: info.lsn, eventId });
+      else log.splice(logAt, 0, { lsn: info.lsn, eventId });
     }
     if (info.supersedes !== undefined) {
       const made = entry.successors.get(info.supersedes);
