@@ -209,10 +209,11 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private async catchUpNow(head?: LogHead): Promise<void> {
     head ??= await this.log.head();
     if (head.epoch !== this.seenEpoch) {
-      // Another database than the one memory was loaded from: its LSNs say nothing about what memory holds.
+      // Another database than the one memory was loaded from: its LSNs say nothing about what memory holds. Taken
+      // as seen only once loaded, so that a load that fails is tried again by the next catch-up.
+      await this.loadState();
       this.seen = head.lsn;
       this.seenEpoch = head.epoch;
-      await this.loadState();
       return;
     }
     if (head.lsn <= this.seen) return;

@@ -339,6 +339,32 @@ if (postgresql && TEST_DATABASE_URL) {
       });
     });
   }
+
+  test('a reload for a database made again that fails is tried again by the next read', async () => {
+    await withNodes(1, async ([a], place) => {
+      await a!.timelines.createTimeline(branchSpec('exp'));
+      const { url, schema } = place.spec as { url: string; schema: string };
+      await withClient(url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
+      const again = await place.open();
+      try {
+        await again.timelines.createTimeline(branchSpec('other'));
+        // The reload is private: its first run fails, through the instance.
+        const store = a!.timelines as unknown as { loadState(): Promise<number[]> };
+        const load = store.loadState.bind(store);
+        let loads = 0;
+        store.loadState = async () => {
+          if (++loads === 1) throw new Error('connection lost');
+          return load();
+        };
+        const failed = await a!.timelines.listTimelines().then(() => undefined, (error: unknown) => error);
+        assert.match(String(failed), /connection lost/);
+        assert.equal((await a!.timelines.listTimelines()).map((t) => t.timeline_id).sort(), ['other', 'primary']);
+        assert.is(loads, 2);
+      } finally {
+        await again.close();
+      }
+    });
+  });
 }
 
 test.run();
