@@ -83,6 +83,29 @@ async function childOpen(dir: string): Promise<void> {
   console.log(JSON.stringify({ openMs, baselineMiB, idleRssMiB, events: primary?.event_count }));
 }
 
+/**
+ * Heap kept per manipulation on a branch: its versions in the version index and the search index (the genesis
+ * marker, the superseded version, the new event), with the page and version caches off, after collections.
+ */
+async function childVersions(dir: string, changes: number): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  const { db, store } = await openStore(dir);
+  const { timeline_id: timeline } = await store.createTimeline({ kind: 'parallel', base_timeline_id: 'primary', description: 'changed', variation: 'v', owner: 'bench' });
+  const manipulate = (i: number) => store.manipulate(timeline, syntheticEventId(i), { description: 'changed', changes: [] }, 'bench');
+  // The first writes warm the code and the structures every later write shares.
+  for (let i = 0; i < 100; i++) await manipulate(i);
+  gc();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let done = 100; done < changes; done += 50) await Promise.all(Array.from({ length: Math.min(50, changes - done) }, (_, i) => manipulate(done + i)));
+  gc();
+  gc();
+  const bytesPerChange = (process.memoryUsage().heapUsed - before) / (changes - 100);
+  await store.close();
+  await db.close();
+  console.log(JSON.stringify({ bytesPerChange }));
+}
+
 function runChild<T>(mode: string, ...rest: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--expose-gc', ...RUN_TYPESCRIPT, fileURLToPath(import.meta.url), mode, ...rest], {
@@ -162,6 +185,12 @@ async function main(): Promise<void> {
   const load = await runChild<{ seconds: number; cpuSeconds: number; maxRssMiB: number; diskMiB: number }>('--child-load', bigDir, String(bigEvents), String(BIG_PLACES));
   console.log(`load ${bigEvents}: ${load.seconds.toFixed(1)} s (${Math.round(bigEvents / load.seconds)} events/s, ${load.cpuSeconds.toFixed(1)} s CPU), peak RSS ${load.maxRssMiB.toFixed(0)} MiB, ${load.diskMiB.toFixed(0)} MiB on disk`);
   await runChild('--child-load', smallDir, String(smallEvents), String(SMALL_PLACES));
+
+  const versionsDir = join(root, 'versions');
+  const versionChanges = process.env['BENCH_QUICK'] === '1' ? 2000 : 20_000;
+  await runChild('--child-load', versionsDir, String(versionChanges), String(BIG_PLACES));
+  const { bytesPerChange } = await runChild<{ bytesPerChange: number }>('--child-versions', versionsDir, String(versionChanges));
+  console.log(`heap kept per manipulation on a branch: ${bytesPerChange.toFixed(0)} bytes`);
 
   const opens: { openMs: number; baselineMiB: number; idleRssMiB: number; events: number }[] = [];
   for (let i = 0; i < 3; i++) opens.push(await runChild('--child-open', bigDir));
@@ -299,6 +328,8 @@ Also measured:
 - search through the 5-deep chain (40 changes per level) vs primary, 10 results by time: ${fmt(searchLeaf.median)} vs ${fmt(searchPrimary.median)}
 - causal graph read of ${graphSize.nodes.toLocaleString('en')} nodes / ${graphSize.edges.toLocaleString('en')} edges: ${graphTimes[0]!.toFixed(0)} ms cold (snapshot decode), ${graphTimes.slice(1).map((t) => t.toFixed(0)).join(' / ')} ms warm (primary, leaf, primary)
 - manipulate on the ${bigEvents.toLocaleString('en')}-event primary (one synced batch): median ${fmt(write.median)}, p95 ${fmt(write.p95)}
+- heap kept per manipulation on a branch (${versionChanges.toLocaleString('en')} events manipulated once each, page and version caches off: the
+  versions in memory and their search index entries): **${bytesPerChange.toFixed(0)} bytes**
 - p95 search by time ${fmt(timeBig.p95)} vs ${fmt(timeSmall.p95)}; by location ${fmt(wordBig.p95)} vs ${fmt(wordSmall.p95)}
 `;
   console.log(`\nwrote ${writeReport('engine-store', report)}`);
@@ -315,4 +346,5 @@ Also measured:
 
 if (args[0] === '--child-load') await childLoad(args[1]!, Number(args[2]), Number(args[3]));
 else if (args[0] === '--child-open') await childOpen(args[1]!);
+else if (args[0] === '--child-versions') await childVersions(args[1]!, Number(args[2]));
 else await main();
