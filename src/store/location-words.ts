@@ -16,7 +16,7 @@ export function locationWords(text: string): string[] {
     .filter((word) => word.length > 0);
 }
 
-/** Places remembered by each of the two lookups below; a place beyond them still gets its words, unshared. */
+/** Places each of the two lookups below remembers, the least recently asked for dropped first (a version keeps its array). */
 const SHARED_PLACES = 10_000;
 const byLocation = new LRUCache<string, readonly string[]>({ max: SHARED_PLACES });
 const byWordsText = new LRUCache<string, readonly string[]>({ max: SHARED_PLACES });
