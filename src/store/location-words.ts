@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { MeteredCache, stringBytes, type CacheCounts } from './metered-cache.ts';
 
 const COMBINING_MARKS = /\p{M}+/gu;
 const NON_WORD = /[^\p{L}\p{N}]+/u;
@@ -16,10 +16,12 @@ export function locationWords(text: string): string[] {
     .filter((word) => word.length > 0);
 }
 
-/** Places each of the two lookups below remembers, the least recently asked for dropped first (a version keeps its array). */
-const SHARED_PLACES = 10_000;
-const byLocation = new LRUCache<string, readonly string[]>({ max: SHARED_PLACES });
-const byWordsText = new LRUCache<string, readonly string[]>({ max: SHARED_PLACES });
+/** Bytes each of the two lookups below may hold (about 10 000 places of twenty characters); a version keeps its array. */
+const SHARED_WORDS_BYTES = 2 * 1024 * 1024;
+/** An array's header and its elements' slots, beyond the strings. */
+const ARRAY_OVERHEAD = 32;
+const byLocation = new MeteredCache<string, readonly string[]>('location_words', SHARED_WORDS_BYTES);
+const byWordsText = new MeteredCache<string, readonly string[]>('stored_words', SHARED_WORDS_BYTES);
 
 /**
  * `locationWords`, frozen and shared by every caller that asks for a place seen lately. Each version in memory
@@ -35,11 +37,16 @@ export function sharedWords(spaceSeparated: string): readonly string[] {
   return shared(byWordsText, spaceSeparated, () => (spaceSeparated ? spaceSeparated.split(' ') : []));
 }
 
-function shared(cache: LRUCache<string, readonly string[]>, key: string, make: () => string[]): readonly string[] {
+/** The two lookups' counts, for `/metrics` (they serve every store of the process). */
+export function sharedWordsCounts(): CacheCounts[] {
+  return [byLocation.counts(), byWordsText.counts()];
+}
+
+function shared(cache: MeteredCache<string, readonly string[]>, key: string, make: () => string[]): readonly string[] {
   let words = cache.get(key);
   if (words === undefined) {
     words = Object.freeze(make());
-    cache.set(key, words);
+    cache.set(key, words, stringBytes(key) + ARRAY_OVERHEAD + words.reduce((bytes, word) => bytes + 4 + stringBytes(word), 0));
   }
   return words;
 }

@@ -19,7 +19,7 @@ import { encodeSnapshotChunks, GenesisAccumulator, type GenesisSnapshot } from '
 import { checkId, newEventId, newTimelineId } from './ids.ts';
 import { chunkKey, LEVEL_TAGS, levelKey, levelPrefix, parseVersionKey, prefixEnd, tagKey, Tag, utf8, versionKey } from './keys.ts';
 import type { OrderedKeyValueStore, PutOp, WriteOp } from './ordered-kv.ts';
-import { locationWords } from './location-words.ts';
+import { locationWords, sharedWordsCounts } from './location-words.ts';
 import { LocalCommitLog, type CommitLog, type LogHead } from './commit-log.ts';
 import { decodeNote, encodeNote, type ChangeNote } from './change-note.ts';
 import { AnchorIndex, type AnchorChange } from './anchor-index.ts';
@@ -1056,7 +1056,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   cacheCounts(): CacheCounts[] {
-    return [this.searchCache.counts(), this.graphs.counts(), ...this.genesis.counts(), this.reader.counts()];
+    return [this.searchCache.counts(), this.graphs.counts(), ...this.genesis.counts(), this.reader.counts(), ...sharedWordsCounts()];
   }
 
   // ---------------------------------------------------------------- causal graph

@@ -79,6 +79,21 @@ metrics('counts hits and misses of the search page, causal graph and snapshot ca
   assert.match(after, /# TYPE tms_cache_hits_total counter/);
 });
 
+metrics('versions at one place share their words through the location_words cache, counted and within its budget', async ({ server }) => {
+  const before = (await call(server, 'GET', '/metrics', { key: null })).text;
+  const changed = await call(server, 'POST', '/v1/manipulate-event', {
+    body: { event_id: 'storming-of-the-bastille', new_outcome: { description: 'shared words', changes: [] } },
+  });
+  assert.is(changed.status, 200);
+  const after = (await call(server, 'GET', '/metrics', { key: null })).text;
+  const moved = (name: string) => (sample(after, name, 'cache="location_words"') ?? 0) - (sample(before, name, 'cache="location_words"') ?? 0);
+  // The event's genesis marker, its superseded version and the new event are at one place: one lookup finds it made.
+  assert.ok(moved('tms_cache_hits_total') >= 2, 'the place is looked up again by the later versions');
+  const bytes = sample(after, 'tms_cache_bytes', 'cache="location_words"');
+  assert.ok(bytes !== undefined && bytes > 0 && bytes <= sample(after, 'tms_cache_max_bytes', 'cache="location_words"')!);
+  assert.ok(sample(after, 'tms_cache_entries', 'cache="stored_words"') !== undefined, 'the stored words are reported too');
+});
+
 metrics('an anchor checked again and adjusted is answered from its kept noise, counted in the anchor_noise cache', async ({ server }) => {
   const set = await call(server, 'POST', '/v1/set-anchor', { body: { timestamp: '2025-01-01T00:00:00Z', accuracy: 'nanosecond' } });
   assert.is(set.status, 200);
