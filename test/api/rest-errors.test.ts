@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, startTestServer, type TestServer } from '../support/server.ts';
+import { connect } from 'node:net';
+import { ADMIN_KEY, call, startTestServer, type TestServer } from '../support/server.ts';
 
 const errors = suite<{ server: TestServer }>('REST: every bad input gets a clear error in one shape');
 errors.before(async (ctx) => {
@@ -88,6 +89,44 @@ errors('a body over the limit is 413 and nothing is written', async ({ server })
   assert.match(res.json.message, /request body/);
   const after = await call(server, 'GET', '/timelines');
   assert.equal(after.json.timelines.length, before.json.timelines.length);
+});
+
+errors('a POST with a field in the query string is 400 naming the field, and nothing is written', async ({ server }) => {
+  const before = await call(server, 'GET', '/v1/timeline/primary');
+  const res = await call(server, 'POST', '/v1/manipulate-event?timeline_id=tl_elsewhere', {
+    body: { event_id: 'storming-of-the-bastille', new_outcome: { description: 'A quiet day.' } },
+  });
+  expectError(res, 400, 'invalid_argument', 'timeline_id');
+  assert.match(res.json.message, /JSON body only, not from the query string/);
+  assert.equal(violations(res).map(([type, field]) => [type, field]), [['tms.v1.FieldViolation', 'timeline_id']]);
+  const after = await call(server, 'GET', '/v1/timeline/primary');
+  assert.is(after.json.timeline.revision, before.json.timeline.revision, 'primary was not written');
+});
+
+/** Sends a request whose body is declared but never sent, and reads what the server sends until it closes. */
+function sendWithoutBody(server: TestServer, head: string): Promise<string> {
+  const socket = connect(server.port, '127.0.0.1');
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (text += chunk));
+  // A server that keeps the connection to drain the body must fail the test, not hang it.
+  socket.setTimeout(5000, () => socket.destroy());
+  socket.write(`${head}\r\nHost: tms\r\nContent-Type: application/json\r\n\r\n{"base_timeline_id": `);
+  return new Promise((resolve) => socket.once('close', () => resolve(text)));
+}
+
+errors('a REST error answered before the body is read closes the connection instead of draining the body', async ({ server }) => {
+  const before = await call(server, 'GET', '/v1/timelines');
+  const badKey = await sendWithoutBody(server, 'POST /v1/create-timeline HTTP/1.1\r\nAuthorization: Bearer tms_not_a_real_key\r\nContent-Length: 100');
+  assert.match(badKey, /^HTTP\/1\.1 401 /);
+  assert.match(badKey, /\r\nconnection: close\r\n/i);
+  assert.match(badKey, /"code":"unauthenticated"/);
+  const huge = await sendWithoutBody(server, `POST /v1/create-timeline HTTP/1.1\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Length: 10000000000`);
+  assert.match(huge, /^HTTP\/1\.1 413 /);
+  assert.match(huge, /\r\nconnection: close\r\n/i);
+  assert.match(huge, /"code":"resource_exhausted"/);
+  const after = await call(server, 'GET', '/v1/timelines');
+  assert.is(after.json.timelines.length, before.json.timelines.length, 'nothing was created');
 });
 
 errors('bad JSON is 400 invalid_argument, a FieldViolation on the request body', async ({ server }) => {

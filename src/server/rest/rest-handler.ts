@@ -28,8 +28,10 @@ export async function serveRest(
     const output = await invoke(deps, call, async () => {
       // The deadline covers reading the body too: a client trickling it cannot hold the request longer.
       deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error, closeIfBodyUnread(req)));
+      const readsQuery = route.method === 'GET' || route.method === 'DELETE';
+      if (query && !readsQuery) refuseQuery(route.method, query);
       const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
-      return mergeFields(body, route.method === 'GET' || route.method === 'DELETE' ? query : '', params);
+      return mergeFields(body, readsQuery ? query : '', params);
     });
     if (deadline?.expired) return;
     deadline?.clear();
@@ -38,8 +40,18 @@ export async function serveRest(
   } catch (thrown) {
     if (deadline?.expired) return;
     deadline?.clear();
-    answerError(res, state, thrown);
+    // Refused before its body was read (the key, the declared size, the rate limit): the body is not drained.
+    answerError(res, state, thrown, closeIfBodyUnread(req));
   }
+}
+
+/**
+ * A POST takes its fields from the JSON body only. A field put in the query string instead is refused rather than
+ * ignored: `?timeline_id=…` must not leave a write to fall back to primary.
+ */
+function refuseQuery(method: string, query: string): never {
+  const name = [...new URLSearchParams(query).keys()][0] || 'query string';
+  throw invalidArgument(name, `${method} routes read their fields from the JSON body only, not from the query string; send it in the body`);
 }
 
 function answerError(res: AnyResponse, state: RequestState, thrown: unknown, headers: Record<string, string> = {}): void {

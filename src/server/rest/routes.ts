@@ -1,6 +1,7 @@
 /**
  * The REST face: each documented path is a name for one RPC. The JSON request and response are the RPC's
- * request and response in snake_case; GET routes also take their fields from the query string.
+ * request and response in snake_case; GET and DELETE routes also take their fields from the query string, and
+ * the other methods refuse one.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
