@@ -68,7 +68,7 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
     ? createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: ['h2', 'http/1.1'], noDelay: true }, (socket: TLSSocket) =>
         (socket.alpnProtocol === 'h2' ? h2 : h1).emit('connection', socket),
       )
-    : createNetServer({ noDelay: true }, (socket) => routeBySniffing(socket, h1, h2));
+    : createNetServer({ noDelay: true }, (socket) => routeBySniffing(socket, h1, h2, options.requestTimeoutMs));
   front.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -109,7 +109,7 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
 /**
  * Headers must arrive within the limit. Once they have, the request's own deadline answers (504 for REST, in
  * the handler), so Node's whole-request timeout is only a backstop one check later: for a body that still has
- * not arrived where no handler deadline runs yet (Connect and gRPC read the body before their handler starts).
+ * not arrived where no handler deadline runs yet (calls connect-node serves read their body before the handler starts).
  */
 function requestTimeouts(limitMs: number) {
   const checkEveryMs = Math.min(CHECK_EVERY_MS, limitMs);
@@ -175,8 +175,18 @@ function unframedBodyHint(error: NodeJS.ErrnoException & { rawPacket?: Buffer; b
     : '';
 }
 
-function routeBySniffing(socket: Socket, h1: ReturnType<typeof createHttpServer>, h2: Http2Server): void {
+/**
+ * `firstBytesMs`: a connection that sends nothing within it is closed. Neither server's timeouts start before the
+ * connection is handed to it, so without this an idle connection would be held for good.
+ */
+function routeBySniffing(socket: Socket, h1: ReturnType<typeof createHttpServer>, h2: Http2Server, firstBytesMs: number | undefined): void {
+  const silent = () => socket.destroy();
+  if (firstBytesMs) socket.setTimeout(firstBytesMs, silent);
   socket.once('readable', () => {
+    if (firstBytesMs) {
+      socket.setTimeout(0);
+      socket.off('timeout', silent);
+    }
     const head: Buffer | null = socket.read(Math.min(HTTP2_PREFACE.length, socket.readableLength)) ?? socket.read();
     if (!head) {
       // The peer closed before sending anything.

@@ -120,6 +120,20 @@ bodies('gRPC-Web: a body that never finishes arriving gets one 408 deadline_exce
   assert.is(list.json.timelines.length, 1, 'nothing was created');
 });
 
+bodies('a connection that sends nothing is closed at the limit', async ({ server }) => {
+  const socket = connect(server.port, '127.0.0.1');
+  let closedByTest = false;
+  // A server that holds the connection must fail the test, not hang it.
+  socket.setTimeout(BODY_TIMEOUT_MS * 10, () => {
+    closedByTest = true;
+    socket.destroy();
+  });
+  await new Promise((resolve) => socket.once('close', resolve));
+  assert.not.ok(closedByTest, 'the server closed the silent connection');
+  const res = await call(server, 'GET', '/v1/timeline/primary');
+  assert.is(res.status, 200, 'the next connection is served');
+});
+
 bodies('fast requests are unaffected by the timeout', async ({ server }) => {
   const res = await call(server, 'GET', '/v1/timeline/primary');
   assert.is(res.status, 200);
