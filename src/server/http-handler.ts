@@ -128,6 +128,13 @@ function isRpcPath(path: string): boolean {
 /** The status logged for a request whose client left before the answer was written (nginx's convention). */
 const CLIENT_CLOSED_REQUEST = 499;
 
+/** A share token is a credential to its saved request: the log keeps its place in the path, not its value. */
+const SHARE_TOKEN = /shr_[\w-]+/g;
+
+function loggedPath(url: string | undefined): string | undefined {
+  return url?.includes('shr_') ? url.replace(SHARE_TOKEN, 'shr_[redacted]') : url;
+}
+
 function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, state: RequestState, started: number): void {
   const seconds = (performance.now() - started) / 1000;
   const answered = res.writableEnded;
@@ -138,7 +145,7 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
     {
       req_id: state.requestId,
       method: req.method,
-      path: req.url,
+      path: loggedPath(req.url),
       protocol: state.protocol,
       route: state.route,
       status: answered ? res.statusCode : CLIENT_CLOSED_REQUEST,

@@ -99,4 +99,24 @@ test('a request whose client leaves before the answer is logged too, as canceled
   }
 });
 
+test('share tokens in a path or a query string are not written to the log', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', KEY, '--rate-limit', '0'] });
+  try {
+    const inPath = await call(server, 'GET', '/v1/console/shared/shr_secretInPath-0123', { key: KEY, headers: { 'x-request-id': 'token-in-path' } });
+    const inQuery = await call(server, 'GET', '/v1/console/requests/req_abc?share_token=shr_secretInQuery_4567', { key: KEY, headers: { 'x-request-id': 'token-in-query' } });
+    assert.is(inPath.status, 404);
+    assert.is(inQuery.status, 400);
+    assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
+    const byId = new Map(requestLines(server.output()).map((line) => [line['req_id'], line]));
+    assert.is(byId.get('token-in-path')?.['path'], '/v1/console/shared/shr_[redacted]');
+    assert.is(byId.get('token-in-query')?.['path'], '/v1/console/requests/req_abc?share_token=shr_[redacted]');
+    assert.not.match(server.output(), /secretIn/);
+  } finally {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
 test.run();
