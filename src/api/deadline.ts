@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors.ts';
 
-/** A request's time limit, started when the request is admitted. */
+/** A request's time limit, started when the request arrives. */
 export interface Deadline {
   /** True once the limit passed (the expiry callback has run). */
   readonly expired: boolean;
@@ -13,7 +13,7 @@ class PendingDeadline implements Deadline {
 
   constructor(
     readonly due: number,
-    readonly ms: number,
+    readonly limit: TimeLimit,
     readonly onExpire: (error: ApiError) => void,
   ) {}
 
@@ -37,7 +37,7 @@ function sweep(): void {
     entry.onExpire(
       new ApiError(
         'deadline_exceeded',
-        `request: not finished within ${entry.ms} ms (TMS_REQUEST_TIMEOUT_MS); a change it was making may still complete, so read before retrying`,
+        `request: not finished within ${entry.limit.ms} ms (${entry.limit.source}); a change it was making may still complete, so read before retrying`,
       ),
     );
   }
@@ -47,24 +47,38 @@ function sweep(): void {
   }
 }
 
+/** A time limit and what set it, which the error names: the server's setting or the client's own header. */
+export interface TimeLimit {
+  ms: number;
+  source: string;
+}
+
+const SERVER_LIMIT = 'TMS_REQUEST_TIMEOUT_MS';
+
+/** The server's limit, or the client's (sent in `header`) where it is shorter. */
+export function tighterLimit(serverMs: number, clientMs: number | undefined, header: string): TimeLimit {
+  return clientMs !== undefined && clientMs < serverMs ? { ms: clientMs, source: header } : { ms: serverMs, source: SERVER_LIMIT };
+}
+
 /**
- * Calls `onExpire` with a `deadline_exceeded` error when `clear` has not been called within `ms` (to
+ * Calls `onExpire` with a `deadline_exceeded` error when `clear` has not been called within the limit (to
  * within 10 ms). The work itself is not stopped: a write already handed to the store may still commit, so
- * the message says to read first.
+ * the message says to read first. A bare number is the server's own limit.
  */
-export function startDeadline(ms: number, onExpire: (error: ApiError) => void): Deadline {
+export function startDeadline(limit: number | TimeLimit, onExpire: (error: ApiError) => void): Deadline {
+  const { ms, source } = typeof limit === 'number' ? { ms: limit, source: SERVER_LIMIT } : limit;
   if (!Number.isFinite(ms)) return NEVER;
-  const entry = new PendingDeadline(performance.now() + ms, ms, onExpire);
+  const entry = new PendingDeadline(performance.now() + ms, { ms, source }, onExpire);
   pending.add(entry);
   ticker ??= setInterval(sweep, TICK_MS).unref();
   return entry;
 }
 
-/** `work`, or a `deadline_exceeded` rejection when it takes longer than `ms`. */
-export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  if (!Number.isFinite(ms)) return work;
+/** `work`, or a `deadline_exceeded` rejection when it takes longer than the limit. */
+export function withDeadline<T>(work: Promise<T>, limit: TimeLimit): Promise<T> {
+  if (!Number.isFinite(limit.ms)) return work;
   return new Promise<T>((resolve, reject) => {
-    const deadline = startDeadline(ms, reject);
+    const deadline = startDeadline(limit, reject);
     work.then(
       (value) => {
         deadline.clear();

@@ -1,6 +1,6 @@
 import { fromBinary, toBinary, toJson, toJsonString, type DescMethod, type DescService, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { withDeadline } from '../api/deadline.ts';
+import { tighterLimit, withDeadline } from '../api/deadline.ts';
 import { encodedOnce, isReusable } from '../api/reusable-output.ts';
 import { unpooled } from '../memory/unpooled.ts';
 import { jsonToBinary } from './reply-encoding/binary.ts';
@@ -57,7 +57,7 @@ export function invokeUnary(
   const call = { rpc: `${method.parent.typeName}.${method.name}`, authorization: headerValue(req, 'authorization'), client: clientAddress(req), state };
   return withDeadline(
     invoke(options, call, () => input),
-    Math.min(options.requestTimeoutMs, clientTimeoutMs ?? Infinity),
+    tighterLimit(options.requestTimeoutMs, clientTimeoutMs, state.protocol === 'connect' ? 'connect-timeout-ms' : 'grpc-timeout'),
   );
 }
 

@@ -52,6 +52,22 @@ limits('gRPC: the same limit gives DEADLINE_EXCEEDED', async ({ server }) => {
   assert.match(res.message, /not finished within 100 ms/);
 });
 
+limits("Connect: a client's shorter connect-timeout-ms is the limit, and the error names it", async ({ server }) => {
+  const res = await call(server, 'POST', '/tms.v1.AccountService/Login', {
+    key: null,
+    headers: { 'connect-timeout-ms': '50' },
+    body: { username: SLOW.username, password: 'not the password' },
+  });
+  assert.is(res.json.code, 'deadline_exceeded', res.text);
+  assert.match(res.json.message, /^request: not finished within 50 ms \(connect-timeout-ms\)/);
+  const longer = await call(server, 'POST', '/tms.v1.AccountService/Login', {
+    key: null,
+    headers: { 'connect-timeout-ms': '60000' },
+    body: { username: SLOW.username, password: 'not the password' },
+  });
+  assert.match(longer.json.message, /^request: not finished within 100 ms \(TMS_REQUEST_TIMEOUT_MS\)/, 'the server limit, where it is the shorter');
+});
+
 limits('gRPC and Connect refuse a message over the body limit with resource_exhausted', async ({ server }) => {
   const description = 'x'.repeat(20 * 1024);
   const grpc = await grpcCall(server.port, 'tms.v1.TimelineService.CreateTimeline', { baseTimelineId: 'primary', description });

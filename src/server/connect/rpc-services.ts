@@ -1,7 +1,7 @@
 import { createContextKey, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import { fromJson, toJson, type DescMethod, type DescService, type JsonValue, type Message } from '@bufbuild/protobuf';
 import type { RequestState } from '../request-state.ts';
-import { withDeadline } from '../../api/deadline.ts';
+import { tighterLimit, withDeadline } from '../../api/deadline.ts';
 import { encodedOnce } from '../../api/reusable-output.ts';
 import { toConnectError } from '../errors.ts';
 import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
@@ -42,7 +42,7 @@ function unaryHandler(rpc: string, method: DescMethod, { operations, gate, reque
     try {
       const output = await withDeadline(
         invoke({ operations, gate }, call, () => toJson(method.input, request, { useProtoFieldName: true })),
-        Math.min(requestTimeoutMs, context.timeoutMs() ?? Infinity),
+        tighterLimit(requestTimeoutMs, context.timeoutMs(), state.protocol === 'connect' ? 'connect-timeout-ms' : 'grpc-timeout'),
       );
       state.code = 'ok';
       return responseMessage(method, output);
