@@ -120,4 +120,12 @@ connect('a field of the wrong type is named in a FieldViolation, as a refused fi
   assert.match(res.json.details[0].debug.description, /abc/);
 });
 
+connect("a streaming Connect content type on a unary method is 415 in the error JSON, naming what the method takes", async ({ server }) => {
+  const res = await call(server, 'POST', SEARCH, { rawBody: JSON.stringify(QUERY), headers: { 'content-type': 'application/connect+json' } });
+  assert.is(res.status, 415);
+  assert.is(res.json.code, 'invalid_argument');
+  assert.match(res.json.message, /^request body: Content-Type must be application\/json or application\/proto \(SearchEvents is unary\), got "application\/connect\+json"/);
+  assert.type(res.headers['x-request-id'], 'string');
+});
+
 connect.run();

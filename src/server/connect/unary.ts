@@ -7,13 +7,16 @@ import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/co
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import { binaryFields, invokeUnary, messageFields, refuseBody, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
-import { closeIfBodyUnread, headerValue } from '../http-io.ts';
+import { closeIfBodyUnread, headerValue, sendError } from '../http-io.ts';
+import { unsupportedContentType } from '../errors.ts';
 import { jsonRequestFields } from './json-request.ts';
 import { RPC_JSON_OPTIONS } from './rpc-services.ts';
 import { ApiError, fieldViolation } from '../../domain/errors.ts';
 
 const UNARY_JSON = /^application\/json(?:; ?charset=utf-?8)?$/i;
 const UNARY_PROTO = /^application\/proto$/i;
+/** Connect's streaming content types, which a unary method does not take (connect-node answers them a bare 415). */
+const STREAMING_CONNECT = /^application\/connect\+/i;
 const compressors = { gzip: promisify(gzip), br: promisify(brotliCompress) } as const;
 type Encoding = keyof typeof compressors;
 const textDecoder = new TextDecoder();
@@ -29,6 +32,13 @@ export function createConnectUnary(options: UnaryRpcOptions): UnaryRpcHandler {
     if (method === undefined) return false;
     const contentType = headerValue(req, 'content-type') ?? '';
     const binary = UNARY_PROTO.test(contentType);
+    if (STREAMING_CONNECT.test(contentType)) {
+      state.protocol = 'connect';
+      state.route = `${method.parent.typeName}.${method.name}`;
+      state.code = 'invalid_argument';
+      sendError(res, unsupportedContentType(`application/json or application/proto (${method.name} is unary)`, contentType), closeIfBodyUnread(req));
+      return true;
+    }
     if (!binary && !UNARY_JSON.test(contentType)) return false;
     const encoding = headerValue(req, 'content-encoding');
     if (encoding !== undefined && encoding !== 'identity') return false;
