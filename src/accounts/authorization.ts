@@ -1,4 +1,5 @@
 import { ApiError } from '../domain/errors.ts';
+import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { hasScope, sortScopes } from './principal.ts';
 import type { Principal, Scope } from './principal.ts';
 
@@ -101,11 +102,9 @@ export function canSee(principal: Principal, owner: string | undefined): boolean
   return !owner || owner === principal.account || hasScope(principal, 'admin');
 }
 
-export const PRIMARY_TIMELINE = 'primary';
-
 /** Writing to a timeline or anchor: its owner (with write) or an admin; `primary` and unowned records: admin. */
 export function canChange(principal: Principal, recordId: string, owner: string | undefined): boolean {
   if (hasScope(principal, 'admin')) return true;
-  if (!hasScope(principal, 'write') || recordId === PRIMARY_TIMELINE) return false;
+  if (!hasScope(principal, 'write') || recordId === PRIMARY_TIMELINE_ID) return false;
   return !!owner && owner === principal.account;
 }

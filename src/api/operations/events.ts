@@ -15,6 +15,7 @@ import { invalidArgument, notAManipulation, notFound } from '../../domain/errors
 import { safetyCheck } from './safety-check.ts';
 import { BadCursorError } from '../../store/page-cursor.ts';
 import { markReusable } from '../reusable-output.ts';
+import { pageSizeOf } from '../paging.ts';
 
 export const searchInput = z.strictObject({
   location: blankAsMissing(textField(500).optional()),
@@ -28,8 +29,7 @@ export type SearchEventsInput = z.infer<typeof searchInput>;
 
 export async function searchEvents(deps: OperationDeps, ctx: RequestContext, query: SearchEventsInput): Promise<object> {
   await requireTimeline(deps.store, ctx.principal, query.timeline_id, 'read');
-  const pageSize = query.page_size ?? deps.config.defaultPageSize;
-  if (pageSize > deps.config.maxPageSize) throw invalidArgument('page_size', `must be at most ${deps.config.maxPageSize}`);
+  const pageSize = pageSizeOf(query.page_size, deps.config);
   const page = await deps.store
     .search(query.timeline_id, {
       words: query.location ? [query.location] : [],
