@@ -31,6 +31,8 @@ const cacheKey = ({ level, eventId, lsn }: VersionRef): string => `${level}/${ls
 
 export class VersionReader {
   private readonly cache: MeteredCache<string, EventRecord>;
+  /** Moves whenever kept versions are dropped: a read that began before must not keep what it read. */
+  private generation = 0;
   private soon: { ref: VersionRef; resolve(record: EventRecord | undefined): void; reject(error: unknown): void }[] = [];
 
   constructor(
@@ -85,12 +87,14 @@ export class VersionReader {
   private async fill(refs: readonly VersionRef[], found: (EventRecord | undefined)[]): Promise<(EventRecord | undefined)[]> {
     const missing = refs.flatMap((ref, i) => (found[i] ? [] : [i]));
     const keys = missing.map((i) => versionKey(Tag.version, refs[i]!.level, refs[i]!.eventId, refs[i]!.lsn));
+    const generation = this.generation;
     // One key: a plain get costs a third of a getMany of one.
     const bytes = keys.length === 1 ? [await this.kv.get(keys[0]!)] : await this.kv.getMany(keys);
     missing.forEach((at, i) => {
       const value = bytes[i];
       if (!value) return;
-      found[at] = this.keep(refs[at]!, value);
+      // Dropped while the read ran (a genesis load rewrote the level, or the store was made again): not kept.
+      found[at] = generation === this.generation ? this.keep(refs[at]!, value) : freezeRecord(decodeRecord(value));
     });
     return found;
   }
@@ -104,12 +108,14 @@ export class VersionReader {
 
   /** A bulk load may rewrite a level's genesis versions; a deleted level's versions are of no more use. */
   forgetLevel(level: number): void {
+    this.generation += 1;
     const prefix = `${level}/`;
     this.cache.deleteIf((key) => key.startsWith(prefix));
   }
 
   /** The store may be another one now (a database made again): the same version may hold another record. */
   clear(): void {
+    this.generation += 1;
     this.cache.clear();
   }
 

@@ -12,6 +12,8 @@ import { FreshCheck } from '../../src/store/fresh-check.ts';
 import { lastOpOnEachKey, type OrderedKeyValueStore, type WriteOp } from '../../src/store/ordered-kv.ts';
 import { BadCursorError, decodeCursor, encodeCursor } from '../../src/store/page-cursor.ts';
 import { VersionIndex } from '../../src/store/version-index.ts';
+import { VersionReader } from '../../src/store/version-reader.ts';
+import { encodeRecord } from '../../src/store/event-codec.ts';
 import { WriterQueues } from '../../src/store/writer-queues.ts';
 import { encodeInstantKey, parseInstant } from '../../src/time/index.ts';
 
@@ -320,4 +322,43 @@ memory('writer queues run tasks of one key in order, keys independently', async 
   assert.is(results[2]!.status, 'fulfilled', 'a failure does not break the queue');
   await queues.drain();
 });
+memory('a version read while its level is forgotten or the cache cleared is answered, but not kept', async () => {
+  let stored = 'before';
+  let release = () => {};
+  let reads = 0;
+  const kv = {
+    get: async () => {
+      reads += 1;
+      const value = encodeRecord({ event_id: 'e', description: stored });
+      await new Promise<void>((resolve) => (release = resolve));
+      return value;
+    },
+  } as unknown as OrderedKeyValueStore;
+  const reader = new VersionReader(kv);
+  const ref = { level: 3, eventId: 'e', lsn: 0 };
+  for (const drop of [() => reader.forgetLevel(3), () => reader.clear()]) {
+    reader.clear();
+    const racing = reader.read([ref]);
+    await new Promise((resolve) => setImmediate(resolve));
+    drop();
+    stored = 'after';
+    release();
+    assert.is((await racing)[0]?.description, 'before', 'the read answers what it read');
+    const next = reader.read([ref]);
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    assert.is((await next)[0]?.description, 'after', 'the next read goes to the store, not to a kept old record');
+    stored = 'before';
+  }
+  assert.is(reads, 4);
+  // Without a drop in between, a read is kept.
+  reader.clear();
+  const kept = reader.read([ref]);
+  await new Promise((resolve) => setImmediate(resolve));
+  release();
+  await kept;
+  assert.is((await reader.read([ref]))[0]?.description, 'before');
+  assert.is(reads, 5);
+});
+
 memory.run();
