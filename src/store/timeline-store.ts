@@ -197,7 +197,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   }
 
   /**
-   * `head`: the newest commit's LSN when the caller knows it already. One catch-up runs at a time: a commit's
+   * `head`: the newest commit (its LSN and epoch) when the caller knows it already. One catch-up runs at a time: a commit's
    * and a reader's running together could reload the state while the other replays into it, or reload it twice.
    */
   private catchUp(head?: LogHead): Promise<void> {
