@@ -9,15 +9,13 @@ export interface Run {
   code: number;
   stdout: string;
   stderr: string;
-  seconds: number;
 }
 
 /** The real command, as its own process. */
 export function tms(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const started = performance.now();
   return new Promise((resolve) =>
     execFile(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), ...args], { timeout: 120_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, seconds: (performance.now() - started) / 1000 }),
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     ),
   );
 }
