@@ -37,6 +37,8 @@ export class GenesisLevels {
   private readonly indexBudget: number;
   /** Levels whose index has been built, for which genesis loads, and whether the cache could hold it. */
   private readonly builtBefore = new Map<number, { loads: number; kept: boolean }>();
+  /** Moved by `clear`: a build begun before it is not recorded in `builtBefore`, which describes another database. */
+  private generation = 0;
 
   /** `recordAt`: the timeline record that owns a level now. */
   constructor(
@@ -87,13 +89,14 @@ export class GenesisLevels {
     if (rebuild && !before.kept) return undefined;
     let entry = this.indexes.get(level);
     if (!entry || entry.loads !== loads) {
+      const generation = this.generation;
       const built = this.snapshot(level)
         .then((snapshot) => runInSlices(buildGenesisIndex(snapshot)))
         .catch(() => undefined);
       const building: IndexEntry = { loads, built };
       void built.then((index) => {
         building.index = index;
-        if (index) this.builtBefore.set(level, { loads, kept: genesisIndexBytes(index) <= this.indexBudget });
+        if (index && generation === this.generation) this.builtBefore.set(level, { loads, kept: genesisIndexBytes(index) <= this.indexBudget });
       });
       this.indexes.setPending(level, building, built, (index) => (index ? genesisIndexBytes(index) : 1));
       entry = building;
@@ -114,6 +117,7 @@ export class GenesisLevels {
   }
 
   clear(): void {
+    this.generation++;
     this.snapshots.clear();
     this.indexes.clear();
     this.builtBefore.clear();

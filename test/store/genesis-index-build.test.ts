@@ -83,7 +83,7 @@ test('a level whose index cannot be built is searched on the store\'s index, wit
   }
 });
 
-test('an index evicted for another level\'s is rebuilt without waiting; one larger than the budget is not built again', async () => {
+test('an index evicted for another level\'s is rebuilt without waiting; one larger than the budget is not built again; a clear forgets every build', async () => {
   const { db, remove } = await openTempLevel('tms-index-evict-');
   try {
     // Two leaf timelines with a genesis each, over an empty primary: each one's search needs its own index only.
@@ -135,6 +135,12 @@ test('an index evicted for another level\'s is rebuilt without waiting; one larg
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(snapshotReads(roomForNone), reads, 'and not built again');
     assert.is(roomForNone.readyIndex(a), undefined);
+
+    const cleared = new GenesisLevels(store.entries, (level) => records.get(level));
+    const begun = cleared.indexSoon(a);
+    cleared.clear();
+    await begun;
+    assert.instance(cleared.indexSoon(a), Promise, 'a build begun before a clear does not count as built: the next one is waited for');
     await store.close();
   } finally {
     await remove();
