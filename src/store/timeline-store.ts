@@ -110,8 +110,10 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   private readonly checkingAhead = new Map<string, Promise<unknown>>();
   /** The catch-up under way, or the last one (`catchUp`). */
   private caughtUp: Promise<void> = Promise.resolve();
-  /** Counts the starts and ends of loading the whole state into memory. */
+  /** Counts the loads of the whole state into memory. */
   private loads = 0;
+  /** The making of `primary` under way after a reload (`keepPrimary`). */
+  private makingPrimary: Promise<void> | undefined;
   /** Versions built by writes whose batch is not yet durable, for the writes that build on them. */
   private readonly inFlight = new Map<string, EventRecord>();
   private readonly genesis: GenesisLevels;
@@ -168,32 +170,48 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     }
   }
 
-  /** Timelines and version summaries into memory; returns the levels of deleted timelines not yet cleared. */
+  /**
+   * Timelines and version summaries into memory; returns the levels of deleted timelines not yet cleared. The new
+   * state is built aside and takes the old one's place in one step, so that no read sees it half loaded.
+   */
   private async loadState(): Promise<number[]> {
-    this.loads++;
-    this.registry = new TimelineRegistry();
-    this.versions = new VersionIndex();
-    this.eventCounts = new EventCounts(this.versions, this.registry);
-    this.genesis.clear();
-    this.anchors.clear();
-    this.searchCache.clear();
-    this.reader.clear();
+    const registry = new TimelineRegistry();
+    const versions = new VersionIndex();
     for (const [, value] of await this.kv.entries({ gte: tagKey(Tag.timeline), lt: prefixEnd(tagKey(Tag.timeline)) })) {
-      this.registry.add(decodeRecord<StoredTimeline>(value));
+      registry.add(decodeRecord<StoredTimeline>(value));
     }
     const tombstones = (await this.kv.keys({ gte: tagKey(Tag.tombstone), lt: prefixEnd(tagKey(Tag.tombstone)) })).map((key) =>
       Buffer.from(key).readUInt32BE(1),
     );
-    for (const level of tombstones) this.registry.reserveLevel(level);
-    await this.loadSummaries();
-    for (const state of this.registry.all()) state.committedLsn = this.versions.newestLsn(state.record.level);
+    for (const level of tombstones) registry.reserveLevel(level);
+    await this.scan(tagKey(Tag.summary), (key, value) => {
+      const { level, eventId, lsn } = parseVersionKey(key);
+      if (registry.atLevel(level)) versions.add(level, eventId, decodeSummary(lsn, value));
+    });
+    for (const state of registry.all()) state.committedLsn = versions.newestLsn(state.record.level);
+    this.registry = registry;
+    this.versions = versions;
+    this.eventCounts = new EventCounts(versions, registry);
+    this.genesis.clear();
+    this.anchors.clear();
+    this.searchCache.clear();
+    this.reader.clear();
     this.loads++;
     return tombstones;
   }
 
   /** Brings memory up to the newest commit of a shared store: every read and write starts here. */
   private sync(): Promise<void> {
-    return this.log.shared ? this.fresh.run() : Promise.resolve();
+    return this.log.shared ? this.fresh.run().then(() => this.keepPrimary()) : Promise.resolve();
+  }
+
+  /** Makes `primary` where a reload found a database without it (one `tms migrate` made under a running node). */
+  private keepPrimary(): Promise<void> | undefined {
+    if (!this.opened || this.registry.has(PRIMARY_TIMELINE_ID)) return undefined;
+    this.makingPrimary ??= this.createPrimary().finally(() => {
+      this.makingPrimary = undefined;
+    });
+    return this.makingPrimary;
   }
 
   /**
@@ -324,13 +342,6 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       } finally {
         await reader.close();
       }
-    });
-  }
-
-  private async loadSummaries(): Promise<void> {
-    await this.scan(tagKey(Tag.summary), (key, value) => {
-      const { level, eventId, lsn } = parseVersionKey(key);
-      if (this.registry.atLevel(level)) this.versions.add(level, eventId, decodeSummary(lsn, value));
     });
   }
 
@@ -614,6 +625,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
   async search(timelineId: string, query: SearchQuery): Promise<SearchPage> {
     await this.sync();
     const state = this.live(timelineId);
+    const { loads, versions } = this;
     const limit = Math.max(1, Math.floor(query.pageSize));
     const chain = this.readChain(state);
     // The words are normalised from their joined text, so that text keys the page as exactly as the words do.
@@ -636,9 +648,9 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       chain.reduce((sum, { level }) => {
         const index = indexes.get(level);
         const genesis = index ? (index.postings.get(word)?.length ?? 0) : (this.registry.atLevel(level)?.record.frequent_words?.[word] ?? 0);
-        return sum + genesis + (this.versions.current(level)?.count(word) ?? 0);
+        return sum + genesis + (versions.current(level)?.count(word) ?? 0);
       }, 0);
-    const result = await searchChain(this.kv, this.reader, this.versions, chain, {
+    const result = await searchChain(this.kv, this.reader, versions, chain, {
       words, startKey, endKey, after, limit, frequency,
       hasGenesis: (level) => indexes.has(level),
       genesisIndex: (level) => indexes.get(level),
@@ -649,7 +661,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     });
     const page: SearchPage = { events: Object.freeze(result.events) as EventRecord[] };
     if (result.nextAfter) page.nextCursor = encodeCursor(identity, result.nextAfter);
-    this.searchCache.set(cacheKey, Object.freeze(page));
+    // A page read across a reload of the whole state is not kept: its stamp may name the new state too.
+    if (loads === this.loads) this.searchCache.set(cacheKey, Object.freeze(page));
     return page;
   }
 

@@ -7,6 +7,8 @@ import type { Storage } from '../../src/store/storage.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { TEST_DATABASE_URL, testBackends, type TestPlace } from '../support/backends.ts';
 import { withClient } from '../support/postgres.ts';
+import { openPool } from '../../src/store/postgres/pool.ts';
+import { migrate } from '../../src/store/postgres/migrations.ts';
 import { eventually } from '../support/eventually.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 
@@ -339,6 +341,61 @@ if (postgresql && TEST_DATABASE_URL) {
       });
     });
   }
+
+  test('a database made again by tms migrate under a running node: the node makes its primary', async () => {
+    await withNodes(1, async ([a], place) => {
+      await a!.timelines.createTimeline(branchSpec('exp'));
+      const { url, schema } = place.spec as { url: string; schema: string };
+      await withClient(url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
+      const pool = openPool({ url, schema });
+      try {
+        await migrate(pool, schema);
+      } finally {
+        await pool.end();
+      }
+      assert.equal((await a!.timelines.listTimelines()).map((t) => t.timeline_id), ['primary']);
+      const made = await a!.timelines.insertEvent('primary', newEvent('in the new database'), 'alice');
+      assert.equal((await a!.timelines.search('primary', { words: ['leiden'], pageSize: 10 })).events, [made]);
+    });
+  });
+
+  test('a search that read the old database while a node reloaded the new one does not keep its page', async () => {
+    await withNodes(1, async ([a], place) => {
+      const query = { words: ['leiden'], pageSize: 10 };
+      // A second node writes, so that node a reads the version from the database rather than from what it wrote.
+      const writer = await place.open();
+      await writer.timelines.createTimeline(branchSpec('exp'));
+      await writer.timelines.insertEvent('exp', newEvent('in the old database'), 'alice');
+      await writer.close();
+      // Node a's first read of a version is answered, and held back until the database has been made again.
+      const kv = (a!.timelines as unknown as { kv: { get(key: Uint8Array): Promise<Uint8Array | undefined> } }).kv;
+      const get = kv.get.bind(kv);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      kv.get = async (key) => {
+        kv.get = get;
+        const value = await get(key);
+        await released;
+        return value;
+      };
+      const across = a!.timelines.search('exp', query);
+      const { url, schema } = place.spec as { url: string; schema: string };
+      await eventually('the search to read the version', () => kv.get === get);
+      await withClient(url, (client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
+      const again = await place.open();
+      try {
+        // The same timelines and revisions as before: the same stamps, other events.
+        await again.timelines.createTimeline(branchSpec('exp'));
+        const made = await again.timelines.insertEvent('exp', newEvent('in the new database'), 'bob');
+        await a!.timelines.listTimelines();
+        release();
+        assert.equal((await across).events.map((event) => event.description), ['in the old database']);
+        assert.equal((await a!.timelines.search('exp', query)).events, [made]);
+      } finally {
+        await again.close();
+      }
+    });
+  });
 
   test('a reload for a database made again that fails is tried again by the next read', async () => {
     await withNodes(1, async ([a], place) => {
