@@ -4,6 +4,10 @@ import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { RUN_TYPESCRIPT } from '../src/typescript/node-options.ts';
+import { runInsideThrowAwayPostgres } from './throw-away-postgres.ts';
+
+const exitCode = await runInsideThrowAwayPostgres();
+if (exitCode !== undefined) process.exit(exitCode);
 
 const root = new URL('.', import.meta.url).pathname;
 const filter = process.argv[2];
