@@ -29,7 +29,6 @@ export const Tag = {
 
 const LSN_BYTES = 8;
 const TWO_POW_32 = 2 ** 32;
-export const EMPTY = Buffer.alloc(0);
 
 export function utf8(text: string): Buffer {
   return Buffer.from(text, 'utf8');

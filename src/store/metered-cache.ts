@@ -10,14 +10,15 @@ export interface CacheCounts {
   maxBytes: number;
 }
 
-/**
- * A least-recently-used cache bounded in bytes (each entry's size is an estimate its owner gives), counting
- * its hits and misses. A budget of 0 turns it off: nothing is kept and every lookup misses.
- */
 /** lru-cache weighs an entry again only when its value changes: a value is boxed so that it can be re-weighed. */
 interface Box<V> {
   readonly value: V;
 }
+
+/**
+ * A least-recently-used cache bounded in bytes (each entry's size is an estimate its owner gives), counting
+ * its hits and misses. A budget of 0 turns it off: nothing is kept and every lookup misses.
+ */
 
 export class MeteredCache<K extends NonNullable<unknown>, V extends NonNullable<unknown>> {
   private readonly lru: LRUCache<K, Box<V>> | undefined;

@@ -35,7 +35,7 @@ import {
 } from './types.ts';
 import { VersionIndex, visibleVersion, type VersionInfo } from './version-index.ts';
 import { TimelineGraphs } from './timeline-graphs.ts';
-import { VersionReader } from './version-reader.ts';
+import { VersionReader, versionRefKey } from './version-reader.ts';
 import { WriterQueues } from './writer-queues.ts';
 
 
@@ -587,7 +587,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
 
   /** `soon`: the read may wait for others of this turn of the event loop, to join them (VersionReader.readSoon). */
   private async readVersion(level: number, eventId: string, lsn: number, soon = false): Promise<EventRecord | undefined> {
-    const written = this.inFlight.get(inFlightKey(level, eventId, lsn));
+    const written = this.inFlight.get(versionRefKey({ level, eventId, lsn }));
     if (written) return written;
     const ref = { level, eventId, lsn };
     return soon ? this.reader.readSoon(ref) : (await this.reader.read([ref]))[0];
@@ -693,7 +693,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       learned.push({ level, eventId: version.event_id, info });
     }
     for (const { level: at, eventId, info } of learned) this.versions.add(at, eventId, info);
-    const inFlight = writes.map((version) => inFlightKey(level, version.event_id, lsn));
+    const inFlight = writes.map((version) => versionRefKey({ level, eventId: version.event_id, lsn }));
     writes.forEach((version, i) => this.inFlight.set(inFlight[i]!, version));
     const recordChange = this.recordChange(state, record);
     return {
@@ -1155,8 +1155,6 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
     });
   }
 }
-
-const inFlightKey = (level: number, eventId: string, lsn: number): string => `${level}/${lsn}/${eventId}`;
 
 /** An instant as a cache-key part: exact to the nanosecond, and the same however it was written. */
 const instantText = (instant: Instant | undefined): string => (instant ? `${instant.seconds}.${instant.nanos}` : '');

@@ -171,9 +171,4 @@ export class VersionIndex {
     }
     return max;
   }
-
-  /** Number of versions above genesis on a level (for figures). */
-  changeCount(level: number): number {
-    return this.levels.get(level)?.log.length ?? 0;
-  }
 }

@@ -27,7 +27,8 @@ export function freezeRecord(record: EventRecord): EventRecord {
   return Object.freeze(record);
 }
 
-const cacheKey = ({ level, eventId, lsn }: VersionRef): string => `${level}/${lsn}/${eventId}`;
+/** One version's key in memory: in this cache, and among the versions written but not yet durable. */
+export const versionRefKey = ({ level, eventId, lsn }: VersionRef): string => `${level}/${lsn}/${eventId}`;
 
 export class VersionReader {
   private readonly cache: MeteredCache<string, EventRecord>;
@@ -59,7 +60,7 @@ export class VersionReader {
    * request thread (for its snapshot), where a joined read takes it once.
    */
   readSoon(ref: VersionRef): Promise<EventRecord | undefined> {
-    const cached = this.cache.get(cacheKey(ref));
+    const cached = this.cache.get(versionRefKey(ref));
     if (cached) return Promise.resolve(cached);
     return new Promise((resolve, reject) => {
       this.soon.push({ ref, resolve, reject });
@@ -80,7 +81,7 @@ export class VersionReader {
   }
 
   private lookUp(refs: readonly VersionRef[]): (EventRecord | undefined)[] {
-    return refs.map((ref) => this.cache.get(cacheKey(ref)));
+    return refs.map((ref) => this.cache.get(versionRefKey(ref)));
   }
 
   /** Reads from the store what `found` lacks. */
@@ -102,7 +103,7 @@ export class VersionReader {
   /** A version's record as read from the store elsewhere (an index entry carries it), kept like one read here. */
   keep(ref: VersionRef, bytes: Uint8Array): EventRecord {
     const record = freezeRecord(decodeRecord(bytes));
-    this.cache.set(cacheKey(ref), record, bytes.byteLength * 2 + RECORD_OVERHEAD);
+    this.cache.set(versionRefKey(ref), record, bytes.byteLength * 2 + RECORD_OVERHEAD);
     return record;
   }
 
