@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AnalysisPoolStats } from '../analysis/pool.ts';
 import type { CacheCounts } from '../store/metered-cache.ts';
 
 export interface CacheCountsSource {
@@ -6,7 +7,7 @@ export interface CacheCountsSource {
 }
 
 export interface PoolStatsSource {
-  stats(): { threads: number; queueSize: number; completed: number; utilization: number };
+  stats(): Pick<AnalysisPoolStats, 'threads' | 'queueSize' | 'completed' | 'inlineCompleted'>;
 }
 
 /** Prometheus metrics for one server instance (its own registry, so tests can run several servers). */
@@ -43,12 +44,16 @@ export class Metrics {
           this.set(pool.stats().threads);
         },
       });
-      new Gauge({
-        name: 'tms_analysis_tasks_completed',
-        help: 'Analysis tasks completed by the worker pool.',
+      new Counter({
+        name: 'tms_analysis_tasks_completed_total',
+        help: 'Analysis tasks completed, by where they ran: a worker thread, or inline on the request thread (small ones).',
+        labelNames: ['ran'] as const,
         registers: [this.registry],
         collect() {
-          this.set(pool.stats().completed);
+          const { completed, inlineCompleted } = pool.stats();
+          this.reset();
+          this.inc({ ran: 'worker' }, completed);
+          this.inc({ ran: 'inline' }, inlineCompleted);
         },
       });
     }
