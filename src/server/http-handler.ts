@@ -119,11 +119,11 @@ export const answerUnknownRpc: NonNullable<ConnectNodeAdapterOptions['fallback']
   sendError(res, new ApiError('unimplemented', `no RPC method ${path} (unknown service or method)`, [], 'no_such_path'));
 };
 
-/** `/tms.v1.EventService/SearchEvents`, `/grpc.health.v1.Health/Check`: a dotted service then a method. */
-function isRpcPath(path: string): boolean {
-  const slash = path.indexOf('/', 1);
-  return slash > 0 && path.lastIndexOf('/') === slash && path.slice(1, slash).includes('.');
-}
+/** A protobuf service's full name (package, then service), then a method name: the only paths an RPC can have. */
+const RPC_PATH = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Za-z_]\w*$/;
+
+/** `/tms.v1.EventService/SearchEvents`, `/grpc.health.v1.Health/Check`; not `/.well-known/security.txt`. */
+const isRpcPath = (path: string): boolean => RPC_PATH.test(path);
 
 /** The status logged for a request whose client left before the answer was written (nginx's convention). */
 const CLIENT_CLOSED_REQUEST = 499;

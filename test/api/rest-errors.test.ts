@@ -79,6 +79,17 @@ errors('an unknown RPC method is 404 unimplemented in the same error shape, and 
   assert.is(await unmatchedUnimplemented(), before + 2, 'counted as unimplemented, not ok');
 });
 
+errors('a path with dots that cannot name an RPC is 404 not_found for any method, not 405', async ({ server }) => {
+  for (const path of ['/.well-known/security.txt', '/robots.txt', '/tms.v1.EventService/Search.Events', '/a.b/c/d']) {
+    for (const method of ['GET', 'POST']) {
+      const res = await call(server, method, path, { key: null });
+      expectError(res, 404, 'not_found');
+      assert.match(res.json.message, `no route for ${method} ${path}`);
+      assert.is(res.headers['allow'], undefined, `${method} ${path}`);
+    }
+  }
+});
+
 errors('a body over the limit is 413 and nothing is written', async ({ server }) => {
   const before = await call(server, 'GET', '/timelines');
   const res = await call(server, 'POST', '/v1/create-timeline', {
