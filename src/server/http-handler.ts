@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
 import type { AnyRequest, AnyResponse, RequestHandler } from './one-port.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -8,7 +7,7 @@ import type { RestRouter } from './rest/router.ts';
 import type { UnaryRpcHandler } from './unary-rpc.ts';
 import { ApiError } from '../domain/errors.ts';
 import { unsupportedContentType } from './errors.ts';
-import { requestStateOf, setRequestState } from './request-state.ts';
+import { requestIdOf, requestStateOf, setRequestState } from './request-state.ts';
 import { serveRest, type RestDeps } from './rest/rest-handler.ts';
 import { sendError } from './http-io.ts';
 
@@ -28,7 +27,6 @@ export interface HttpHandlerDeps extends RestDeps {
   metrics: Metrics;
 }
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** What the RPC faces read (connect-node's own rules): Connect unary and streaming, gRPC and gRPC-Web, JSON or binary. */
 const RPC_CONTENT_TYPE = /^application\/(?:(?:connect\+)?(?:json(?:; ?charset=utf-?8)?|proto)|grpc(?:-web(?:-text)?)?(?:\+(?:json(?:; ?charset=utf-?8)?|proto))?)$/i;
 /** Health, metrics, the API description and static files only ever answer reads. */
@@ -37,8 +35,7 @@ const PLAIN_METHODS = ['GET', 'HEAD'];
 export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
   return (req, res) => {
     const started = performance.now();
-    const incomingId = req.headers['x-request-id'];
-    const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const requestId = requestIdOf(req);
     const state: RequestState = { requestId, protocol: 'http', route: 'unmatched', code: 'ok' };
     // 'close', not 'finish': a request whose client went away before the answer is logged and counted too.
     res.once('close', () => logRequest(deps, req, res, state, started));

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { AnyRequest } from './one-port.ts';
+
 /** What a request's single log line and metrics need, filled in as the request is served. */
 export interface RequestState {
   requestId: string;
@@ -14,3 +17,11 @@ const states = new WeakMap<object, RequestState>();
 
 export const setRequestState = (req: object, state: RequestState): void => void states.set(req, state);
 export const requestStateOf = (req: object): RequestState | undefined => states.get(req);
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** The client's `x-request-id` where it is a sensible one (word characters, `.`, `:`, `-`; up to 128), else a new one. */
+export function requestIdOf(req: AnyRequest): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}

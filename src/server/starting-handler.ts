@@ -2,6 +2,7 @@ import type { RequestHandler } from './one-port.ts';
 import type { Readiness } from './readiness.ts';
 import { ApiError } from '../domain/errors.ts';
 import { sendError } from './http-io.ts';
+import { requestIdOf } from './request-state.ts';
 import { answerHealth, answerReadiness } from './plain/plain-routes.ts';
 
 /**
@@ -13,6 +14,9 @@ export function startingHandler(readiness: Readiness): RequestHandler {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') return answerHealth(res);
     if (path === '/readyz') return answerReadiness(res, readiness);
-    sendError(res, new ApiError('unavailable', `tms is not ready (${readiness.reasons().join('; ')}); retry shortly`), { 'retry-after': '1' });
+    sendError(res, new ApiError('unavailable', `tms is not ready (${readiness.reasons().join('; ')}); retry shortly`), {
+      'retry-after': '1',
+      'x-request-id': requestIdOf(req),
+    });
   };
 }

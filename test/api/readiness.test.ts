@@ -54,6 +54,7 @@ readiness('starting: the port answers at once, /readyz 503 with the step, API ca
     assert.is(apiWhileStarting?.json.code, 'unavailable');
     assert.match(apiWhileStarting?.json.message, /not ready \(starting: /);
     assert.is(apiWhileStarting?.headers['retry-after'], '1');
+    assert.match(String(apiWhileStarting?.headers['x-request-id']), /^[\w-]{36}$/, 'a request id, as on every other answer');
     assert.is(healthWhileStarting, 200);
     const ready = await call(app, 'GET', '/readyz', { key: null });
     assert.is(ready.status, 200);
