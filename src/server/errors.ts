@@ -1,27 +1,35 @@
 import { ConnectError, Code } from '@connectrpc/connect';
+import { codeToHttpStatus } from '@connectrpc/connect/protocol-connect';
 import { ApiError, fieldViolation, type ErrorCode, type ErrorReason } from '../domain/errors.ts';
 import { detailJson, typedDetail } from './error-details.ts';
 import { StoreUnavailableError } from '../store/storage.ts';
 
-/** The Connect protocol's code → HTTP status table. */
-export const httpStatusOf: Record<ErrorCode, number> = {
-  canceled: 499,
-  unknown: 500,
-  invalid_argument: 400,
-  deadline_exceeded: 504,
-  not_found: 404,
-  already_exists: 409,
-  permission_denied: 403,
-  resource_exhausted: 429,
-  failed_precondition: 400,
-  aborted: 409,
-  out_of_range: 400,
-  unimplemented: 501,
-  internal: 500,
-  unavailable: 503,
-  data_loss: 500,
-  unauthenticated: 401,
+/** Each code as connect-es numbers it. */
+const connectCodeOf: Record<ErrorCode, Code> = {
+  canceled: Code.Canceled,
+  unknown: Code.Unknown,
+  invalid_argument: Code.InvalidArgument,
+  deadline_exceeded: Code.DeadlineExceeded,
+  not_found: Code.NotFound,
+  already_exists: Code.AlreadyExists,
+  permission_denied: Code.PermissionDenied,
+  resource_exhausted: Code.ResourceExhausted,
+  failed_precondition: Code.FailedPrecondition,
+  aborted: Code.Aborted,
+  out_of_range: Code.OutOfRange,
+  unimplemented: Code.Unimplemented,
+  internal: Code.Internal,
+  unavailable: Code.Unavailable,
+  data_loss: Code.DataLoss,
+  unauthenticated: Code.Unauthenticated,
 };
+
+const errorCodeOf = new Map(Object.entries(connectCodeOf).map(([name, code]) => [code, name as ErrorCode]));
+
+/** The Connect protocol's HTTP status of each code. */
+export const httpStatusOf = Object.fromEntries(
+  Object.entries(connectCodeOf).map(([name, code]) => [name, codeToHttpStatus(code)]),
+) as Record<ErrorCode, number>;
 
 /** Where HTTP has a status more precise than the code's own. */
 const httpStatusOfReason: Record<ErrorReason, number> = {
@@ -46,31 +54,12 @@ export function unsupportedContentType(expected: string, got: string | undefined
   return new ApiError('invalid_argument', `${REQUEST_BODY}: ${problem}`, [fieldViolation(REQUEST_BODY, problem)], 'unsupported_content_type');
 }
 
-const connectCodeOf: Record<ErrorCode, Code> = {
-  canceled: Code.Canceled,
-  unknown: Code.Unknown,
-  invalid_argument: Code.InvalidArgument,
-  deadline_exceeded: Code.DeadlineExceeded,
-  not_found: Code.NotFound,
-  already_exists: Code.AlreadyExists,
-  permission_denied: Code.PermissionDenied,
-  resource_exhausted: Code.ResourceExhausted,
-  failed_precondition: Code.FailedPrecondition,
-  aborted: Code.Aborted,
-  out_of_range: Code.OutOfRange,
-  unimplemented: Code.Unimplemented,
-  internal: Code.Internal,
-  unavailable: Code.Unavailable,
-  data_loss: Code.DataLoss,
-  unauthenticated: Code.Unauthenticated,
-};
 
 /** Anything thrown while serving becomes an ApiError; unexpected errors never leak their text. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ConnectError) {
-    const code = (Object.entries(connectCodeOf).find(([, c]) => c === error.code)?.[0] ?? 'unknown') as ErrorCode;
-    return new ApiError(code, error.rawMessage);
+    return new ApiError(errorCodeOf.get(error.code) ?? 'unknown', error.rawMessage);
   }
   if (error instanceof StoreUnavailableError) {
     return new ApiError('unavailable', 'the database is unavailable; try again shortly', [{ type: 'tms.v1.RetryInfo', debug: { retry_after_seconds: 1 } }]);
