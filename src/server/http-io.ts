@@ -50,22 +50,33 @@ export function closeIfBodyUnread(req: AnyRequest): Record<string, string> {
   return req.httpVersionMajor === 1 && !req.complete ? { connection: 'close' } : {};
 }
 
-/** Reads the whole body, refusing (413) anything over the limit without buffering it. */
-export function readBody(req: AnyRequest, limit: number): Promise<Buffer> {
+/** Stops reading a request body that will not be used: the rest is read and dropped. */
+export function dropBody(req: AnyRequest): void {
+  req.removeAllListeners('data');
+  req.resume();
+}
+
+/**
+ * Reads the whole body. One over `limit`, as declared or as it arrives, is not buffered: it fails with `tooLarge`
+ * (given the declared length when that was over) and the rest is dropped.
+ */
+export function readBody(req: AnyRequest, limit: number, tooLarge: (declared?: number) => unknown = () => bodyTooLarge(limit)): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(bodyTooLarge(limit));
   return new Promise((resolve, reject) => {
+    const refuse = (error: unknown): void => {
+      dropBody(req);
+      reject(error);
+    };
+    if (declared > limit) {
+      refuse(tooLarge(declared));
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(bodyTooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
+      if (size > limit) refuse(tooLarge());
+      else chunks.push(chunk);
     });
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.once('error', reject);

@@ -6,7 +6,7 @@ import { unpooled } from '../memory/unpooled.ts';
 import { jsonToBinary } from './reply-encoding/binary.ts';
 import { jsonReplyText } from './reply-encoding/json-text.ts';
 import { toApiError, toConnectError } from './errors.ts';
-import { clientAddress, headerValue } from './http-io.ts';
+import { clientAddress, dropBody, headerValue } from './http-io.ts';
 import { failedCall, invoke } from './invoke.ts';
 import { RPC_JSON_OPTIONS, responseMessage } from './connect/rpc-services.ts';
 import type { AnyRequest, AnyResponse } from './one-port.ts';
@@ -99,8 +99,7 @@ export function replyBytes(method: DescMethod, format: ReplyFormat, output: obje
 
 /** Stops reading a refused request body (the rest is read and dropped) and fails the read with `error`. */
 export function refuseBody(req: AnyRequest, reject: (error: unknown) => void, error: ConnectError): void {
-  req.removeAllListeners('data');
-  req.resume();
+  dropBody(req);
   reject(error);
 }
 

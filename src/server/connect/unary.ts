@@ -6,8 +6,8 @@ import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
-import { binaryFields, invokeUnary, messageFields, refuseBody, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
-import { closeIfBodyUnread, headerValue, sendError } from '../http-io.ts';
+import { binaryFields, invokeUnary, messageFields, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
+import { closeIfBodyUnread, headerValue, readBody, sendError } from '../http-io.ts';
 import { unsupportedContentType } from '../errors.ts';
 import { jsonRequestFields } from './json-request.ts';
 import { RPC_JSON_OPTIONS } from './rpc-services.ts';
@@ -57,7 +57,7 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, binary: boole
   try {
     const timeout = parseTimeout(headerValue(req, 'connect-timeout-ms') ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error) throw timeout.error;
-    const input = readUnaryBody(req, options.readMaxBytes).then((bytes) => (binary ? binaryFields(method, bytes) : jsonFields(method, bytes)));
+    const input = readBody(req, options.readMaxBytes, tooLarge(options.readMaxBytes)).then((bytes) => (binary ? binaryFields(method, bytes) : jsonFields(method, bytes)));
     const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, input);
     body = replyBytes(method, binary ? 'protobuf' : 'json', output);
     state.code = 'ok';
@@ -88,25 +88,9 @@ function responseEncoding(accepted: string | undefined): Encoding | undefined {
   return undefined;
 }
 
-/** The whole body, refused (as connect-node does) once it is over the limit. */
-function readUnaryBody(req: AnyRequest, limit: number): Promise<Uint8Array> {
-  const declared = Number(headerValue(req, 'content-length') ?? NaN);
-  return new Promise((resolve, reject) => {
-    if (declared > limit) {
-      refuseBody(req, reject, new ConnectError(`message size ${declared} is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) refuseBody(req, reject, new ConnectError(`message size is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted));
-      else chunks.push(chunk);
-    });
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
-}
+/** connect-node's words for a body over the limit. */
+const tooLarge = (limit: number) => (declared?: number) =>
+  new ConnectError(`message size ${declared === undefined ? '' : `${declared} `}is larger than configured readMaxBytes ${limit}`, Code.ResourceExhausted);
 
 const jsonReaders = new WeakMap<DescMethod, (text: string) => Record<string, unknown> | undefined>();
 
