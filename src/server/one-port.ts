@@ -12,6 +12,7 @@ import {
 } from 'node:http2';
 import { ApiError, invalidArgument } from '../domain/errors.ts';
 import { errorBody } from './errors.ts';
+import { limitHttp2Body } from './http2-body-limit.ts';
 
 export type AnyRequest = IncomingMessage | Http2ServerRequest;
 export type AnyResponse = ServerResponse | Http2ServerResponse;
@@ -36,7 +37,10 @@ const CHECK_EVERY_MS = 1000;
  */
 export interface OnePortOptions {
   tls?: { cert: Buffer; key: Buffer };
-  /** HTTP/1.1: headers must arrive within this (408 in the error JSON beyond); see requestTimeouts for the body. */
+  /**
+   * Headers must arrive within this (HTTP/1.1: 408 in the error JSON beyond); see requestTimeouts for the body, which
+   * HTTP/2 requests are held to the same way (limitHttp2Body).
+   */
   requestTimeoutMs?: number;
 }
 
@@ -46,6 +50,9 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
   const tracked: RequestHandler = (req, res) => {
     inFlight++;
     res.once('close', () => inFlight--);
+    if (options.requestTimeoutMs && req.httpVersionMajor === 2) {
+      limitHttp2Body(req as Http2ServerRequest, res as Http2ServerResponse, options.requestTimeoutMs, requestTimeouts(options.requestTimeoutMs).requestTimeout);
+    }
     handler(req, res);
   };
 

@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
+import http2 from 'node:http2';
+import { gzipSync } from 'node:zlib';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,6 +137,49 @@ bodies('gRPC-Web: a body that never finishes arriving gets one 408 deadline_exce
   const list = await call(server, 'GET', '/v1/timelines');
   assert.is(list.json.timelines.length, 1, 'nothing was created');
 });
+
+/** The same over HTTP/2, where Node's whole-request limit does not apply: what the stream gets, until it closes. */
+function sendUnfinishedBodyOverHttp2(server: TestServer, path: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status?: number; text: string; closedByTest: boolean }> {
+  const session = http2.connect(`http://127.0.0.1:${server.port}`);
+  session.on('error', () => undefined);
+  const stream = session.request({ ':method': 'POST', ':path': path, authorization: `Bearer ${ADMIN_KEY}`, ...headers, 'content-length': String(body.length + 50) });
+  let status: number | undefined;
+  let text = '';
+  let closedByTest = false;
+  stream.on('response', (response) => (status = Number(response[':status'])));
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => (text += chunk));
+  stream.on('error', () => undefined);
+  stream.write(body);
+  // A server that never closes the stream must fail the test, not hang it.
+  const giveUp = setTimeout(() => {
+    closedByTest = true;
+    stream.close();
+  }, BODY_TIMEOUT_MS * 10);
+  return new Promise((resolve) =>
+    stream.once('close', () => {
+      clearTimeout(giveUp);
+      session.close();
+      resolve({ status, text, closedByTest });
+    }),
+  );
+}
+
+// Calls connect-node serves (a compressed body; gRPC-Web), whose deadline starts only once the body is read.
+for (const [face, headers, body] of [
+  ['gRPC-Web', { 'content-type': 'application/grpc-web+json' }, Buffer.from(`${ENVELOPE_OF_95_BYTES}{"base_timeline_id": `)],
+  ['Connect, gzip', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, gzipSync('{"base_timeline_id": "primary"}').subarray(0, 10)],
+] as const) {
+  bodies(`HTTP/2, ${face}: a body that never finishes arriving gets deadline_exceeded at the limit, then the stream closes`, async ({ server }) => {
+    const { status, text, closedByTest } = await sendUnfinishedBodyOverHttp2(server, '/tms.v1.TimelineService/CreateTimeline', headers, body);
+    assert.not.ok(closedByTest, `the server ended the stream (got ${status} ${text})`);
+    assert.is(status, 408, text);
+    assert.match(text, /"code":"deadline_exceeded"/);
+    assert.match(text, /TMS_REQUEST_TIMEOUT_MS/);
+    const list = await call(server, 'GET', '/v1/timelines');
+    assert.is(list.json.timelines.length, 1, 'nothing was created');
+  });
+}
 
 bodies('a connection that sends nothing is closed at the limit', async ({ server }) => {
   const socket = connect(server.port, '127.0.0.1');
