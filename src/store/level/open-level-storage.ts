@@ -7,8 +7,8 @@ import { LevelTimelineStore } from './level-timeline-store.ts';
 /**
  * How the service opens its LevelDB. The memtable is 16 MiB, not LevelDB's 4 MiB: a busy timeline's writes
  * (six entries, about 2.5 KB, a manipulation) filled 4 MiB every second or two, and the level-0 files and
- * compactions that followed cost about a tenth of a write's CPU (docs/performance.md, "Writes: reads ahead of
- * the turn, and LevelDB's memtable").
+ * compactions that followed cost about a seventh of a write's process CPU (docs/performance.md, "Writes: reads
+ * ahead of the turn, and LevelDB's memtable").
  */
 export const LEVEL_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view', writeBufferSize: 16 * 1024 * 1024 } as const;
 
