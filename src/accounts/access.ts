@@ -643,9 +643,12 @@ export class AccessControl {
     if (this.accounts.has(username)) throw new ApiError('already_exists', `account "${username}" already exists`);
   }
 
-  /** A real hash of a random password, so that logins for unknown users cost what real ones do. */
+  /** A real hash of a random password, so that logins for unknown users cost what real ones do; made again if it failed. */
   private hashForUnknownUsers(): Promise<string> {
-    this.unknownUserHash ??= hashPassword(newPassword(), this.cost);
+    this.unknownUserHash ??= hashPassword(newPassword(), this.cost).catch((error: unknown) => {
+      this.unknownUserHash = undefined;
+      throw error;
+    });
     return this.unknownUserHash;
   }
 }

@@ -97,6 +97,16 @@ test('logins turned away while the password thread is busy are resource_exhauste
   assert.is((await apiError(() => h.access.login('ghost-last', 'some guess', '10.7.7.7'))).code, 'resource_exhausted', 'the client is now locked');
 });
 
+test('an unknown user turned away while the password thread was busy is checked like any other once it is free', async ({ h }) => {
+  await h.reopen({ throttle: { clientLimit: 100, accountLimit: 100 } });
+  const guesses = Array.from({ length: 30 }, () => apiError(() => h.access.login('alice', 'wrong horse battery', '10.8.8.8')));
+  const first = await apiError(() => h.access.login('nobody', 'some guess', '10.9.9.9'));
+  assert.is(first.code, 'resource_exhausted', 'turned away: the thread is busy with alice\'s guesses');
+  await Promise.all(guesses);
+  const later = await apiError(() => h.access.login('nobody', 'some guess', '10.9.9.9'));
+  assert.is(later.code, 'unauthenticated', `checked, as a wrong password is (got ${later.code}: ${later.message})`);
+});
+
 test('an unknown user and a wrong password get the very same 401', async ({ h }) => {
   const unknown = await apiError(() => h.access.login('mallory', 'correct horse battery', '10.0.0.1'));
   const wrong = await apiError(() => h.access.login('alice', 'wrong horse battery', '10.0.0.2'));
