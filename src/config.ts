@@ -1,29 +1,37 @@
 import { z } from 'zod';
 
+/** What a number setting is written as: decimal digits (`z.coerce.number` would read " " as 0 and "0x1F90" as 8080). */
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** A number setting, from a flag or variable given as text or from code as a number. */
+const numberSetting = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : value), schema);
+const wholeNumber = () => z.number({ error: 'must be a whole number in decimal digits' }).int('must be a whole number');
+
 /** Everything an operator can set. Each field has an environment variable and a command-line flag. */
 export const configSchema = z.object({
-  port: z.coerce.number().int().min(0).max(65535).default(8080),
+  port: numberSetting(wholeNumber().min(0).max(65535)).default(8080),
   host: z.string().min(1).default('127.0.0.1'),
   dataDir: z.string().min(1).default('./data'),
   /** PostgreSQL instead of the LevelDB folder: `postgres://user:password@host:port/database`. */
   databaseUrl: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL').optional(),
-  adminKey: z.string().min(16, 'TMS_ADMIN_KEY must be at least 16 characters').optional(),
+  adminKey: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
   tlsCert: z.string().optional(),
   tlsKey: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Requests per second per credential; 0 turns rate limiting off (load benchmarks). */
-  rateLimit: z.coerce.number().min(0).default(50),
+  rateLimit: numberSetting(z.number({ error: 'must be a number in decimal digits' }).min(0)).default(50),
   /** How long a login session token stays valid. */
-  sessionTtlMs: z.coerce.number().int().positive().default(60 * 60_000),
+  sessionTtlMs: numberSetting(wholeNumber().positive()).default(60 * 60_000),
   /** First lockout after repeated failed logins; each repeat doubles it, up to 15 min or this, if longer. */
-  loginLockMs: z.coerce.number().int().positive().default(60_000),
-  bodyLimitBytes: z.coerce.number().int().positive().default(1024 * 1024),
-  requestTimeoutMs: z.coerce.number().int().positive().default(30_000),
-  maxPageSize: z.coerce.number().int().positive().default(1000),
-  defaultPageSize: z.coerce.number().int().positive().default(50),
-  analysisThreads: z.coerce.number().int().min(1).optional(),
-  shutdownGraceMs: z.coerce.number().int().positive().default(10_000),
-  shutdownDrainMs: z.coerce.number().int().nonnegative().default(0),
+  loginLockMs: numberSetting(wholeNumber().positive()).default(60_000),
+  bodyLimitBytes: numberSetting(wholeNumber().positive()).default(1024 * 1024),
+  requestTimeoutMs: numberSetting(wholeNumber().positive()).default(30_000),
+  maxPageSize: numberSetting(wholeNumber().positive()).default(1000),
+  defaultPageSize: numberSetting(wholeNumber().positive()).default(50),
+  analysisThreads: numberSetting(wholeNumber().min(1)).optional(),
+  shutdownGraceMs: numberSetting(wholeNumber().positive()).default(10_000),
+  shutdownDrainMs: numberSetting(wholeNumber().nonnegative()).default(0),
   /** From the environment as true/false, 1/0, yes/no or on/off; `z.coerce.boolean` would read "false" as true. */
   seedCatalogue: z.union([z.boolean(), z.stringbool()], { error: 'must be true or false (also 1/0, yes/no, on/off)' }).default(true),
 });
@@ -52,7 +60,10 @@ export const configEnv: Record<keyof Config, string> = {
   seedCatalogue: 'TMS_SEED_CATALOGUE',
 };
 
-/** A setting that cannot be used: the message names it (variable and value) and what it takes. */
+/** Settings whose values an error message does not repeat. */
+const SECRETS: ReadonlySet<keyof Config> = new Set(['adminKey', 'databaseUrl']);
+
+/** A setting that cannot be used: the message names it (variable and value, unless a secret) and what it takes. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
@@ -68,9 +79,14 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: N
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0]) as keyof Config;
-    throw new ConfigError(`configuration ${key} (${configEnv[key]}): ${issue.message}`);
+    const given = SECRETS.has(key) || raw[key] === undefined ? '' : `, got ${JSON.stringify(String(raw[key]))}`;
+    throw new ConfigError(`configuration ${key} (${configEnv[key]}): ${issue.message}${given}`);
   }
   const config = parsed.data;
+  if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
+    const [missing, given] = config.tlsCert === undefined ? (['tlsCert', 'tlsKey'] as const) : (['tlsKey', 'tlsCert'] as const);
+    throw new ConfigError(`configuration ${missing} (${configEnv[missing]}): required with ${configEnv[given]}; set both for TLS, or neither`);
+  }
   if (config.defaultPageSize > config.maxPageSize) {
     throw new ConfigError(
       `configuration defaultPageSize (${configEnv.defaultPageSize}): ${config.defaultPageSize} is above maxPageSize (${configEnv.maxPageSize}) ${config.maxPageSize}; lower it or raise the maximum`,

@@ -38,4 +38,35 @@ test('a bad value names the setting and its variable', () => {
   assert.throws(() => loadConfig({}, { TMS_LOG_LEVEL: 'loud' }), /TMS_LOG_LEVEL/);
 });
 
+test('a number setting is decimal digits: blanks, hex, exponents and fractions of whole numbers are refused, with the value', () => {
+  for (const value of [' ', '0x1F90', '8e3', '80.5', '-1']) {
+    assert.throws(() => loadConfig({}, { TMS_PORT: value }), (error: Error) => {
+      assert.match(error.message, /^configuration port \(TMS_PORT\): must be a whole number/);
+      assert.ok(error.message.endsWith(`, got ${JSON.stringify(value)}`), error.message);
+      return true;
+    });
+  }
+  assert.is(loadConfig({}, { TMS_PORT: ' 9090 ' }).port, 9090);
+  assert.is(loadConfig({ port: 9091 }, {}).port, 9091);
+  assert.is(loadConfig({}, { TMS_RATE_LIMIT: '0.5' }).rateLimit, 0.5);
+  assert.throws(() => loadConfig({}, { TMS_RATE_LIMIT: 'fast' }), /configuration rateLimit \(TMS_RATE_LIMIT\): must be a number in decimal digits, got "fast"/);
+});
+
+test('the admin key: at least 16 characters and no spaces, and an error never repeats it', () => {
+  for (const key of ['short', 'sixteen chars with spaces']) {
+    assert.throws(() => loadConfig({}, { TMS_ADMIN_KEY: key }), (error: Error) => {
+      assert.match(error.message, /^configuration adminKey \(TMS_ADMIN_KEY\): must (be at least 16 characters|not contain spaces)$/);
+      assert.not.ok(error.message.includes(key));
+      return true;
+    });
+  }
+  assert.throws(() => loadConfig({}, { TMS_DATABASE_URL: 'mysql://user:secret@host/db' }), (error: Error) => !error.message.includes('secret'));
+});
+
+test('TLS takes both a certificate and a key: one alone is refused, naming the other', () => {
+  assert.throws(() => loadConfig({}, { TMS_TLS_CERT: '/etc/tms/cert.pem' }), /^configuration tlsKey \(TMS_TLS_KEY\): required with TMS_TLS_CERT; set both for TLS, or neither$/);
+  assert.throws(() => loadConfig({}, { TMS_TLS_KEY: '/etc/tms/key.pem' }), /^configuration tlsCert \(TMS_TLS_CERT\): required with TMS_TLS_KEY/);
+  assert.is(loadConfig({}, { TMS_TLS_CERT: 'c.pem', TMS_TLS_KEY: 'k.pem' }).tlsKey, 'k.pem');
+});
+
 test.run();
