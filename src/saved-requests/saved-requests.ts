@@ -129,6 +129,10 @@ export class SavedRequests {
   }
 }
 
+/** Any origin: a saved path is resolved against it to see that it stays there. */
+const SAME_ORIGIN = 'http://tms.invalid';
+const isControl = (char: string): boolean => char < ' ' || char === '\x7f';
+
 /** The request as it will be stored: checked field by field, credential headers removed. */
 function checkNewRequest(input: NewSavedRequest): NewSavedRequest {
   const name = input.name.trim();
@@ -140,6 +144,10 @@ function checkNewRequest(input: NewSavedRequest): NewSavedRequest {
   const path = input.path.trim();
   if (path === '') throw invalidArgument('path', 'is required');
   if (!path.startsWith('/') || path.startsWith('//')) throw invalidArgument('path', 'must be a path on this service, starting with "/" (no scheme or host)');
+  // A browser reads "\" as "/" and drops tabs and line breaks, which would make "/\host" or "/<tab>/host" another host.
+  if (path.includes('\\') || [...path].some(isControl) || new URL(path, SAME_ORIGIN).origin !== SAME_ORIGIN) {
+    throw invalidArgument('path', 'must be a path on this service, without backslashes or control characters');
+  }
   if (path.length > SAVED_REQUEST_LIMITS.pathChars) throw invalidArgument('path', `must be at most ${SAVED_REQUEST_LIMITS.pathChars} characters`);
   const entries = Object.entries(input.headers);
   if (entries.length > SAVED_REQUEST_LIMITS.headers) throw invalidArgument('headers', `at most ${SAVED_REQUEST_LIMITS.headers} headers`);
