@@ -91,6 +91,12 @@ interface Credential {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
+ * Keys an account may hold at once: each is held in memory, and each has a rate limit of its own, so an account
+ * with keys without number could have memory and requests without bound.
+ */
+export const MAX_ACTIVE_KEYS = 100;
+
+/**
  * Accounts, API keys and login sessions. Everything that authenticates lives in memory (loaded at open),
  * so `authenticate` is a Map lookup (and a SHA-256 the first time a header value is seen); changes are
  * written through to the store. Where other nodes share the store, every request first compares the
@@ -420,6 +426,9 @@ export class AccessControl {
     }
     const now = this.now();
     const expiresAt = parseExpiry(input.expires_at, now);
+    if (this.activeKeys(target, now) >= MAX_ACTIVE_KEYS) {
+      throw new ApiError('resource_exhausted', `an account holds at most ${MAX_ACTIVE_KEYS} active API keys; revoke some first`);
+    }
     const keyId = this.unusedId('key');
     const token = newToken(keyId);
     const record = this.keyRecord(keyId, token, { name, account: target, scopes, createdBy: actor.account, now });
@@ -432,6 +441,15 @@ export class AccessControl {
       throw error;
     }
     return { ...keyView(record), key: token };
+  }
+
+  /** The account's keys neither revoked nor expired. */
+  private activeKeys(account: string, now: number): number {
+    let count = 0;
+    for (const { key, revoked, expiresAt } of this.credentials.values()) {
+      if (key?.account === account && !revoked && expiresAt > now) count++;
+    }
+    return count;
   }
 
   /**

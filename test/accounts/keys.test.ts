@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { MAX_ACTIVE_KEYS } from '../../src/accounts/access.ts';
 import { OPERATOR } from '../../src/accounts/principal.ts';
 import { apiError, makeAccount, openHarness } from './support.ts';
 import type { Harness } from './support.ts';
@@ -143,6 +144,24 @@ test("another account's key cannot be revoked, nor its existence learnt", async 
   const admin = await makeAccount(h.access, 'root', ['admin']);
   await h.access.revokeKey(admin.principal, key.key_id);
   assert.is((await apiError(() => h.access.authenticate(`Bearer ${key.key}`, 'x'))).code, 'unauthenticated');
+});
+
+test(`an account holds at most ${MAX_ACTIVE_KEYS} active keys; revoked and expired ones leave room`, async ({ h }) => {
+  const bob = await makeAccount(h.access, 'bob', ['read']);
+  const soon = new Date(h.clock.ms + 60_000).toISOString();
+  const made = [];
+  for (let i = 0; i < MAX_ACTIVE_KEYS - 1; i++) made.push(await h.access.createKey(bob.principal, { name: `k${i}`, scopes: ['read'] }));
+  await h.access.createKey(bob.principal, { name: 'brief', scopes: ['read'], expires_at: soon });
+  const full = await apiError(() => h.access.createKey(bob.principal, { name: 'one more', scopes: ['read'] }));
+  assert.is(full.code, 'resource_exhausted');
+  assert.is(full.message, `an account holds at most ${MAX_ACTIVE_KEYS} active API keys; revoke some first`);
+  const carol = await makeAccount(h.access, 'carol', ['read']);
+  assert.ok(await h.access.createKey(carol.principal, { name: 'hers', scopes: ['read'] }), 'another account is not held by it');
+  await h.access.revokeKey(bob.principal, made[0]!.key_id);
+  assert.ok(await h.access.createKey(bob.principal, { name: 'after a revocation', scopes: ['read'] }));
+  assert.is((await apiError(() => h.access.createKey(bob.principal, { name: 'full again', scopes: ['read'] }))).code, 'resource_exhausted');
+  h.clock.advance(60_000);
+  assert.ok(await h.access.createKey(bob.principal, { name: 'after an expiry', scopes: ['read'] }));
 });
 
 test('a key stops working when it expires', async ({ h }) => {
