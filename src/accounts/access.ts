@@ -389,16 +389,23 @@ export class AccessControl {
     if (account.scopes.includes('admin') && admins.length === 1) {
       throw new ApiError('failed_precondition', `account "${name}" is the last admin; create another admin first`);
     }
+    const removed = [...this.credentials].filter(([, credential]) => credential.principal.account === name);
     const keyIds: string[] = [];
     const sessionIds: string[] = [];
-    for (const [id, credential] of this.credentials) {
-      if (credential.principal.account !== name) continue;
+    for (const [id, credential] of removed) {
       (credential.principal.kind === 'session' ? sessionIds : keyIds).push(id);
       this.credentials.delete(id);
-      this.dirtyKeys.delete(id);
     }
     this.accounts.delete(name);
-    await this.write(() => this.store.removeAccount(name, keyIds, sessionIds));
+    try {
+      await this.write(() => this.store.removeAccount(name, keyIds, sessionIds));
+    } catch (error) {
+      // Not removed from the store, so not from memory either: the account and its credentials stand as they were.
+      this.accounts.set(name, account);
+      for (const [id, credential] of removed) this.credentials.set(id, credential);
+      throw error;
+    }
+    for (const id of keyIds) this.dirtyKeys.delete(id);
     return name;
   }
 

@@ -84,6 +84,21 @@ test('an account cannot remove itself, and the last admin cannot be removed', as
   assert.equal(h.access.listAccounts(OPERATOR).map((a) => a.username), ['root2']);
 });
 
+test('an account whose removal is not written stays, with its keys, in memory as in the store; its name comes back as stored', async ({ h }) => {
+  const bob = await makeAccount(h.access, 'bob', ['read']);
+  const key = await h.access.createKey(bob.principal, { name: 'k', scopes: ['read'] });
+  const store = h.storage.accounts as unknown as { removeAccount: (...args: unknown[]) => Promise<void> };
+  const remove = store.removeAccount;
+  store.removeAccount = () => Promise.reject(new Error('disk full'));
+  const failed = await h.access.deleteAccount(OPERATOR, 'bob').then(() => undefined, (error: unknown) => error);
+  store.removeAccount = remove;
+  assert.match(String(failed), /disk full/);
+  assert.equal(h.access.listAccounts(OPERATOR).map((a) => a.username), ['bob']);
+  assert.is(h.access.authenticate(`Bearer ${key.key}`, 'x').account, 'bob', 'its key still works, as after a restart it would');
+  assert.is(await h.access.deleteAccount(OPERATOR, ' Bob '), 'bob');
+  assert.equal(h.access.listAccounts(OPERATOR), []);
+});
+
 test('password hashes are self-describing scrypt with a random salt, verified in constant time', async () => {
   const cheap = { log2N: 10, r: 8, p: 1 };
   const a = await hashPassword('same password', cheap);

@@ -319,9 +319,9 @@ flows('accounts: create, list and delete are admin-only; a deleted account stops
   const timeline = await call(ctx.server, 'POST', '/v1/create-timeline', { body: { description: 'carol was here' }, key: carolKey.key });
   assert.is(timeline.status, 200);
 
-  const deleted = await call(ctx.server, 'DELETE', '/v1/accounts/carol', { key: ADMIN_KEY });
+  const deleted = await call(ctx.server, 'DELETE', '/v1/accounts/Carol', { key: ADMIN_KEY });
   assert.is(deleted.status, 200, deleted.text);
-  assert.equal(deleted.json, { status: 'Account deleted', username: 'carol' });
+  assert.equal(deleted.json, { status: 'Account deleted', username: 'carol' }, 'the name as stored');
   for (const bearer of [carolKey.key, carolSession.token]) {
     assert.equal((await call(ctx.server, 'GET', '/v1/timelines', { key: bearer })).json, INVALID_CREDENTIALS);
   }

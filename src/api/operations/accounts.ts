@@ -66,8 +66,8 @@ export function accountOperations(deps: OperationDeps) {
       };
     }),
     'tms.v1.AccountService.DeleteAccount': defineOperation(deleteAccountInput, async (ctx, input) => {
-      await removeAccount(access, deps.savedRequests, ctx.principal, input.username);
-      return { status: 'Account deleted', username: input.username };
+      const username = await removeAccount(access, deps.savedRequests, ctx.principal, input.username);
+      return { status: 'Account deleted', username };
     }),
     'tms.v1.AccountService.CreateKey': defineOperation(createKeyInput, async (ctx, input) => {
       const key = await access.createKey(ctx.principal, input);
