@@ -257,6 +257,17 @@ responses('POST /api/v1/travel in the spec\'s form: status, the arrival as an ev
   }
 });
 
+responses('travel to the first and last supported days arrives once, its nearby window cut at the end of time', async ({ server }) => {
+  for (const time of ['+999999999-12-31T12:00:00Z', '-999999999-01-01T06:00:00Z']) {
+    const location = `Edge of time ${time.slice(0, 1) === '+' ? 'late' : 'early'}`;
+    const res = await ok(call(server, 'POST', '/api/v1/travel', { body: { destination_time: time, location } }));
+    assert.is(res.json.arrival.time, time);
+    assert.equal(res.json.nearby_events, []);
+    const found = await ok(call(server, 'GET', '/v1/search-events', { body: { location } }));
+    assert.equal(found.json.events.map((event: { event_id: string }) => event.event_id), [res.json.arrival.event_id], 'one arrival');
+  }
+});
+
 responses('search results carry times as ISO 8601 UTC with Z, and the fields the spec names', async ({ server }) => {
   const res = await ok(call(server, 'GET', '/v1/search-events', { body: { location: 'Paris', time_range: '1700-01-01T00:00:00Z/1900-01-01T00:00:00Z' } }));
   assert.ok(res.json.events.length > 0);

@@ -9,7 +9,7 @@ import { PRIMARY_TIMELINE_ID } from '../../domain/timelines.ts';
 import { eventJson } from '../event-json.ts';
 import { manipulateEvent, searchEvents, searchInput } from './events.ts';
 import { analyseTimeline } from '../paradox-json.ts';
-import { addDuration, parseDuration } from '../../time/index.ts';
+import { addDuration, parseDuration, TimeFormatError, type Instant } from '../../time/index.ts';
 
 const travelInput = z.strictObject({
   destination_time: instantField,
@@ -33,9 +33,22 @@ const checkTimelineInput = z.strictObject({ timeline_id: idField, significant_ev
 /** Events at the arrival's place within a day either side, so a traveller sees where they landed. */
 const NEARBY = parseDuration('P1D');
 
+/** `NEARBY` before or after `at`; none where that is beyond the supported years (nothing happens there). */
+function nearbyBound(at: Instant, sign: 1 | -1): Instant | undefined {
+  try {
+    return addDuration(at, NEARBY, sign);
+  } catch (error) {
+    if (error instanceof TimeFormatError) return undefined;
+    throw error;
+  }
+}
+
 async function travel(deps: OperationDeps, ctx: RequestContext, input: z.output<typeof travelInput>): Promise<object> {
   await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'change');
   const traveller = input.traveller ?? ctx.principal.account;
+  // Before the arrival is written: nothing may fail after it, or a retry would arrive twice.
+  const start = nearbyBound(input.destination_time, -1);
+  const end = nearbyBound(input.destination_time, 1);
   const arrival = await deps.store.insertEvent(
     input.timeline_id,
     {
@@ -50,8 +63,8 @@ async function travel(deps: OperationDeps, ctx: RequestContext, input: z.output<
   );
   const page = await deps.store.search(input.timeline_id, {
     words: [input.location],
-    start: addDuration(input.destination_time, NEARBY, -1),
-    end: addDuration(input.destination_time, NEARBY, 1),
+    start,
+    end,
     pageSize: 20,
   });
   return {
