@@ -42,3 +42,25 @@ export const authorizationHeader = (): Record<string, string> => (current ? { au
 
 /** Header names the console never stores or shows: the credential travels only as it is sent. */
 export const isCredentialHeader = (name: string): boolean => ['authorization', 'cookie', 'proxy-authorization'].includes(name.trim().toLowerCase());
+
+/** A field whose value is a password (logging in, making an account): never kept. */
+const PASSWORD_FIELD = /password/i;
+
+function blankPasswords(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(blankPasswords);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([name, field]) => [name, PASSWORD_FIELD.test(name) ? '' : blankPasswords(field)]));
+}
+
+/**
+ * A request body as the console may keep it (the history, a saved request): a JSON body's password fields blanked.
+ * A body that names a password but cannot be read as JSON is not kept at all.
+ */
+export function bodyWithoutPasswords(body: string): string {
+  if (!PASSWORD_FIELD.test(body)) return body;
+  try {
+    return JSON.stringify(blankPasswords(JSON.parse(body)), null, 2);
+  } catch {
+    return '';
+  }
+}

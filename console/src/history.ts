@@ -1,7 +1,7 @@
 import type { Draft } from './draft.ts';
-import { isCredentialHeader } from './credentials.ts';
+import { bodyWithoutPasswords, isCredentialHeader } from './credentials.ts';
 
-/** A request sent from this browser, kept in localStorage (without credentials) for one-click restore. */
+/** A request sent from this browser, kept in localStorage (without credentials or passwords) for one-click restore. */
 export interface HistoryEntry {
   draft: Draft;
   statusLine: string;
@@ -23,7 +23,8 @@ export function readHistory(): HistoryEntry[] {
 }
 
 export function addToHistory(entry: HistoryEntry): HistoryEntry[] {
-  const clean: HistoryEntry = { ...entry, draft: { ...entry.draft, headers: entry.draft.headers.filter(([name]) => !isCredentialHeader(name)) } };
+  const { headers, body } = entry.draft;
+  const clean: HistoryEntry = { ...entry, draft: { ...entry.draft, headers: headers.filter(([name]) => !isCredentialHeader(name)), body: bodyWithoutPasswords(body) } };
   const next = [clean, ...readHistory()].slice(0, HISTORY_LIMIT);
   localStorage.setItem(STORAGE_KEY, JSON.stringify(next));
   return next;

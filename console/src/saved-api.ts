@@ -1,6 +1,6 @@
 import type { Draft } from './draft.ts';
 import type { SavedRequestRecord } from '../../src/saved-requests/records.ts';
-import { authorizationHeader, isCredentialHeader } from './credentials.ts';
+import { authorizationHeader, bodyWithoutPasswords, isCredentialHeader } from './credentials.ts';
 import { decodeDetails, type ErrorInfo } from './send.ts';
 
 /** A request saved on the server (`/v1/console/requests`), as ConsoleService returns it. */
@@ -34,7 +34,7 @@ export const saveRequest = (name: string, draft: Draft) =>
     path: draft.path,
     // The server strips credential headers too; the console never sends them here in the first place.
     headers: Object.fromEntries(draft.headers.filter(([n]) => n.trim() && !isCredentialHeader(n)).map(([n, v]) => [n.trim().toLowerCase(), v])),
-    body: draft.body,
+    body: bodyWithoutPasswords(draft.body),
   }).then((r) => r.saved_request);
 
 export const listSaved = (pageToken = '') =>

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call } from '../support/server.ts';
 import {
-  answersShown, chooseOperation, logIn, loginDialog, openConsole, responseJson, sendAndWait, startConsoleFixture, statusOf,
+  answersShown, chooseOperation, logIn, loginDialog, openConsole, responseJson, sendAndWait, setBody, startConsoleFixture, statusOf,
   stopConsoleFixture, waitForAnswer, type ConsoleFixture,
   loginButton,
 } from './support.ts';
@@ -120,6 +120,20 @@ login('credentials never reach a URL, the history, a snippet or the page text', 
   const text = await page.locator('body').innerText();
   assert.ok(text.includes('$TMS_TOKEN'));
   assert.not.ok(text.includes(token!) || text.includes(adminPassword));
+  await context.close();
+});
+
+login('a password sent in a request body is not kept: the history holds the request with the password blanked', async ({ server, browser, adminPassword }) => {
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  await chooseOperation(page, 'POST /v1/login');
+  await setBody(page, JSON.stringify({ username: 'admin', password: adminPassword }));
+  assert.is(await sendAndWait(page), '200 OK');
+  const stored = await page.evaluate(() => localStorage.getItem('tms.console.history') ?? '');
+  assert.ok(stored.includes('/v1/login'), 'the history holds the request');
+  assert.not.ok(stored.includes(adminPassword), 'but not the password');
+  const [entry] = JSON.parse(stored) as { draft: { body: string } }[];
+  assert.equal(JSON.parse(entry!.draft.body), { username: 'admin', password: '' });
   await context.close();
 });
 
