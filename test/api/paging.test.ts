@@ -98,4 +98,24 @@ paging('gRPC walks pages the same way', async ({ server }) => {
   assert.is(new Set(ids).size, 13);
 });
 
+// Last: it removes an account the walks above count.
+paging('a walk goes on where its last item was, when that item is gone: a timeline deleted, a key revoked, an account removed', async ({ server }) => {
+  const next = async (path: string, field: string, token: string) => (await call(server, 'GET', `${path}?page_size=2&page_token=${encodeURIComponent(token)}`)).json[field];
+  const first = await call(server, 'GET', '/v1/timelines?page_size=2');
+  const [, last] = first.json.timelines as { timeline_id: string }[];
+  const all = (await call(server, 'GET', `/v1/timelines?page_size=${MAX_PAGE_SIZE}`)).json.timelines.map((t: { timeline_id: string }) => t.timeline_id);
+  assert.is((await call(server, 'DELETE', `/v1/timeline/${last!.timeline_id}`)).status, 200);
+  assert.equal((await next('/v1/timelines', 'timelines', first.json.next_page_token)).map((t: { timeline_id: string }) => t.timeline_id), all.slice(2, 4));
+
+  const keys = await call(server, 'GET', '/v1/keys?page_size=2');
+  const allKeys = (await call(server, 'GET', `/v1/keys?page_size=${MAX_PAGE_SIZE}`)).json.keys.map((k: { key_id: string }) => k.key_id);
+  assert.is((await call(server, 'DELETE', `/v1/keys/${keys.json.keys[1].key_id}`)).status, 200);
+  assert.equal((await next('/v1/keys', 'keys', keys.json.next_page_token)).map((k: { key_id: string }) => k.key_id), allKeys.slice(2, 4));
+
+  const accounts = await call(server, 'GET', '/v1/accounts?page_size=2');
+  const allAccounts = (await call(server, 'GET', `/v1/accounts?page_size=${MAX_PAGE_SIZE}`)).json.accounts.map((a: { username: string }) => a.username);
+  assert.is((await call(server, 'DELETE', `/v1/accounts/${accounts.json.accounts[1].username}`)).status, 200);
+  assert.equal((await next('/v1/accounts', 'accounts', accounts.json.next_page_token)).map((a: { username: string }) => a.username), allAccounts.slice(2, 4));
+});
+
 paging.run();

@@ -77,7 +77,7 @@ export function accountOperations(deps: OperationDeps) {
     }),
     'tms.v1.AccountService.ListKeys': defineOperation(listKeysInput, async (ctx, input) => {
       const keys = await access.listKeys(ctx.principal, { account: input.account });
-      const page = pageOf(keys, (k) => k.key_id, pageSizeOf(input.page_size, deps.config), input.page_token);
+      const page = pageOf(keys, (k) => `${k.created_at} ${k.key_id}`, pageSizeOf(input.page_size, deps.config), input.page_token);
       return { keys: page.items.map(keyJson), next_page_token: page.nextPageToken };
     }),
     'tms.v1.AccountService.RevokeKey': defineOperation(revokeKeyInput, async (ctx, input) => {

@@ -9,6 +9,8 @@ import { timelineJson } from '../event-json.ts';
 import { canSee } from '../../accounts/authorization.ts';
 import { ApiError, notFound } from '../../domain/errors.ts';
 import { pageOf, pageSizeOf } from '../paging.ts';
+import { encodeInstantKey, parseInstant } from '../../time/index.ts';
+import type { TimelineRecord } from '../../store/types.ts';
 
 const baseFields = {
   base_timeline_id: blankAsMissing(idField.default(PRIMARY_TIMELINE_ID)),
@@ -43,10 +45,14 @@ async function create(
   };
 }
 
-/** Timelines are listed in creation order, `primary` first. */
+/** When the timeline was made (its stored instant's sortable bytes), then its id. */
+const creationOrder = (timeline: TimelineRecord): string =>
+  `${Buffer.from(encodeInstantKey(parseInstant(timeline.created_at))).toString('hex')} ${timeline.timeline_id}`;
+
+/** Timelines are listed in creation order, `primary` (made first) first. */
 async function list(deps: OperationDeps, ctx: RequestContext, input: z.output<typeof listInput>): Promise<object> {
   const visible = (await deps.store.listTimelines()).filter((t) => canSee(ctx.principal, t.owner));
-  const page = pageOf(visible, (t) => t.timeline_id, pageSizeOf(input.page_size, deps.config), input.page_token);
+  const page = pageOf(visible, creationOrder, pageSizeOf(input.page_size, deps.config), input.page_token);
   return { timelines: page.items.map(timelineJson), next_page_token: page.nextPageToken };
 }
 
