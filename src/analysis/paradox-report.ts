@@ -59,15 +59,6 @@ export interface ParadoxReport {
 export const MAX_EVENTS_PER_PARADOX = 1000;
 export const DEFAULT_MAX_LISTED_PARADOXES = 1000;
 
-export function stabilityOf(paradoxes: readonly Pick<Paradox, 'severity'>[]): TimelineStability {
-  let warnings = false;
-  for (const paradox of paradoxes) {
-    if (paradox.severity === 'critical') return 'Critical';
-    warnings = true;
-  }
-  return warnings ? 'Unstable' : 'Stable';
-}
-
 export function stabilityFromCounts(criticalCount: number, warningCount: number): TimelineStability {
   if (criticalCount > 0) return 'Critical';
   return warningCount > 0 ? 'Unstable' : 'Stable';

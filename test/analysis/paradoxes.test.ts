@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { AnchorPin } from '../../src/analysis/causal-graph.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 import { analyseParadoxes } from '../../src/analysis/paradoxes.ts';
-import { describeParadox, MAX_EVENTS_PER_PARADOX, stabilityOf, statusSentence } from '../../src/analysis/paradox-report.ts';
+import { describeParadox, MAX_EVENTS_PER_PARADOX, stabilityFromCounts, statusSentence } from '../../src/analysis/paradox-report.ts';
 import { bigLinkedGraph, buildGraph } from './graph-builder.ts';
 
 test('a consistent timeline is Stable with nothing to report', () => {
@@ -165,10 +165,11 @@ test('listing stops at maxListed with critical kinds first; counts and stability
   assert.ok(report.truncated);
 });
 
-test('stabilityOf and statusSentence', () => {
-  assert.is(stabilityOf([]), 'Stable');
-  assert.is(stabilityOf([{ severity: 'warning' }]), 'Unstable');
-  assert.is(stabilityOf([{ severity: 'warning' }, { severity: 'critical' }]), 'Critical');
+test('stabilityFromCounts and statusSentence', () => {
+  assert.is(stabilityFromCounts(0, 0), 'Stable');
+  assert.is(stabilityFromCounts(0, 1), 'Unstable');
+  assert.is(stabilityFromCounts(1, 1), 'Critical');
+  assert.is(stabilityFromCounts(1, 0), 'Critical');
   assert.is(statusSentence(0), 'No paradoxes detected');
   assert.is(statusSentence(1), '1 paradox detected');
   assert.is(statusSentence(3), '3 paradoxes detected');
