@@ -40,4 +40,3 @@ export function fillPlaceholders<T>(value: T): T {
   ) as T;
 }
 
-export const hasPlaceholder = (text: string): boolean => /[a-z]+_REPLACE_WITH_\w+/.test(text);

@@ -122,6 +122,16 @@ requests('the body is checked against the operation\'s schema while typing, and 
   await options.first().waitFor();
   const labels = await options.allInnerTexts();
   assert.ok(labels.some((l) => l.includes('base_timeline_id')) && labels.some((l) => l.includes('description')), labels.join(','));
+  await page.keyboard.press('Escape');
+
+  await chooseOperation(page, 'POST /v1/manipulate-event');
+  await setBody(page, '{\n  "event_id": "storming-of-the-bastille",\n  "new_outcome": { "description": "d", "changes": [{ "action": "bless", "time": "1789-07-14T10:00:00Z", "actio": "a" }] }\n}');
+  await marked.waitFor();
+  await page.mouse.move(0, 0);
+  await marked.hover();
+  await tooltip.waitFor();
+  const nested = await tooltip.innerText();
+  assert.match(nested, /new_outcome\.changes\[0\]\.actio: unknown field/, `the path as the server writes it: ${nested}`);
 });
 
 requests('keyboard only: filter, choose an operation and send with Ctrl+Enter', async ({ page }) => {

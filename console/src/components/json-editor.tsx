@@ -8,7 +8,7 @@ import { autocompletion, type CompletionContext, type CompletionResult } from '@
 import { HighlightStyle, syntaxHighlighting, syntaxTree } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
 import type { SyntaxNode } from '@lezer/common';
-import { checkAgainstSchema, schemaAt, type JsonSchema } from '../json-schema.ts';
+import { checkAgainstSchema, pathText, schemaAt, type JsonSchema } from '../json-schema.ts';
 
 interface Props {
   value: string;
@@ -91,7 +91,7 @@ function schemaLinter(getSchema: () => JsonSchema | undefined) {
     return checkAgainstSchema(schema, JSON.parse(text)).map((problem) => ({
       ...locate(view, problem.path),
       severity: 'error',
-      message: `${problem.path.length ? problem.path.join('.') : 'body'}: ${problem.message}`,
+      message: `${pathText(problem.path)}: ${problem.message}`,
     }));
   };
 }
