@@ -21,6 +21,8 @@ interface Subject {
   failures: number;
   /** Locks so far: each doubles the next one's length. */
   locks: number;
+  /** Attempts begun and not yet settled (counted in `failures` already). */
+  pending: number;
   lockedUntil: number;
   lastSeen: number;
 }
@@ -73,6 +75,7 @@ export class LoginThrottle {
     if (waitMs > 0) throw lockedOut(waitMs);
     // Counted as a failure before the password is checked, so a burst of parallel guesses cannot outrun the limit.
     account.failures += 1;
+    account.pending += 1;
     account.lastSeen = now;
     source.failures += 1;
     source.lastSeen = now;
@@ -82,12 +85,14 @@ export class LoginThrottle {
       succeeded: () => {
         if (settled) return;
         settled = true;
-        this.accounts.delete(username);
+        account.pending -= 1;
+        this.forgiveAccount(username, account);
         this.forgiveClient(client, username);
       },
       withdrawn: () => {
         if (settled) return;
         settled = true;
+        account.pending -= 1;
         account.failures = Math.max(0, account.failures - 1);
         source.failures = Math.max(0, source.failures - 1);
         const own = (source.byAccount.get(username) ?? 1) - 1;
@@ -97,6 +102,7 @@ export class LoginThrottle {
       failed: () => {
         if (settled) return;
         settled = true;
+        account.pending -= 1;
         const at = this.now();
         if (this.lockIfFull(account, this.accountLimit, at)) this.onLock?.({ kind: 'account', subject: username, until: account.lockedUntil });
         if (this.lockIfFull(source, this.clientLimit, at)) {
@@ -133,6 +139,19 @@ export class LoginThrottle {
 
   private lockLength(lock: number): number {
     return Math.min(this.lockMs * 2 ** (lock - 1), this.maxLockMs);
+  }
+
+  /**
+   * The right password clears the account's failures and locks, but not the attempts still being checked: each
+   * of those counts already, and counts on as a failure if it fails.
+   */
+  private forgiveAccount(username: string, account: Subject): void {
+    if (account.pending === 0) {
+      if (this.accounts.get(username) === account) this.accounts.delete(username);
+      return;
+    }
+    account.failures = account.pending;
+    account.locks = 0;
   }
 
   /**
@@ -176,7 +195,7 @@ export class LoginThrottle {
 }
 
 function newSubject(now: number): Subject {
-  return { failures: 0, locks: 0, lockedUntil: 0, lastSeen: now };
+  return { failures: 0, locks: 0, pending: 0, lockedUntil: 0, lastSeen: now };
 }
 
 function lockedOut(waitMs: number): ApiError {
