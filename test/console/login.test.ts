@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { call } from '../support/server.ts';
 import {
   answersShown, chooseOperation, logIn, loginDialog, openConsole, responseJson, sendAndWait, setBody, startConsoleFixture, statusOf,
-  stopConsoleFixture, waitForAnswer, type ConsoleFixture,
+  stopConsoleFixture, useKey, waitForAnswer, createAccount, type ConsoleFixture,
   loginButton,
 } from './support.ts';
 
@@ -120,6 +120,17 @@ login('credentials never reach a URL, the history, a snippet or the page text', 
   const text = await page.locator('body').innerText();
   assert.ok(text.includes('$TMS_TOKEN'));
   assert.not.ok(text.includes(token!) || text.includes(adminPassword));
+  await context.close();
+});
+
+login('an API key of an admin account other than admin is shown as that account\'s', async ({ server, browser }) => {
+  await createAccount(server, 'ops', 'ops-password-0001', ['read', 'write', 'admin']);
+  const made = await call(server, 'POST', '/v1/keys', { body: { account: 'ops', name: 'ops console', scopes: ['read', 'write', 'admin'] } });
+  assert.is(made.status, 200, made.text);
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  await useKey(page, made.json.key);
+  assert.is(await page.getByLabel('Logged in as').innerText(), 'API key (ops)');
   await context.close();
 });
 

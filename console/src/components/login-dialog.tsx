@@ -3,6 +3,9 @@ import { Dialog } from './dialog.tsx';
 import { ApiFailure, login } from '../saved-api.ts';
 import { setCredential, type Credential } from '../credentials.ts';
 
+/** A key made by tms names its id: `tms_<key_id>_<secret>` (a TMS_ADMIN_KEY chosen by the operator may not). */
+const KEY_ID = /^tms_(key_[0-9a-f]{16})_/;
+
 interface Props {
   open: boolean;
   /** Why it opened: e.g. the session expired. */
@@ -39,13 +42,17 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
       } else {
         const key = apiKey.trim();
         // Checked before it is kept: a typo is reported here, not on the next request.
-        const response = await fetch('/v1/keys?page_size=1', { headers: { authorization: `Bearer ${key}` }, credentials: 'omit', cache: 'no-store' });
+        // The first page (the server's default size) holds the key itself, unless it is an admin key listed after
+        // a page of other accounts' keys: it is found by its id, and named by that id when not on the page.
+        const response = await fetch('/v1/keys', { headers: { authorization: `Bearer ${key}` }, credentials: 'omit', cache: 'no-store' });
         if (!response.ok) {
           const body = (await response.json().catch(() => ({}))) as { message?: string };
           throw new ApiFailure(response.status, { code: String(response.status), message: body.message ?? response.statusText, details: [] });
         }
-        const keys = (await response.json()) as { keys?: { account?: string }[] };
-        finish({ kind: 'key', token: key, username: keys.keys?.[0]?.account ?? 'API key', expiresAt: '' });
+        const keys = (await response.json()) as { keys?: { key_id?: string; account?: string }[] };
+        const keyId = KEY_ID.exec(key)?.[1];
+        const own = keys.keys?.find((listed) => listed.key_id === keyId);
+        finish({ kind: 'key', token: key, username: own?.account ?? keyId ?? 'account not known', expiresAt: '' });
       }
     } catch (thrown) {
       setError(thrown instanceof ApiFailure ? thrown.info.message : `Could not reach the server: ${(thrown as Error).message}`);
