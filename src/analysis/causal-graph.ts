@@ -21,7 +21,7 @@ export interface CausalGraph {
    * states of the timeline and longer than this graph (their added nodes): index it below `seconds.length`.
    */
   eventIds: readonly string[];
-  /** Whole seconds since 1970-01-01T00:00:00Z (exact for any year a human will ask about). */
+  /** Whole seconds since 1970-01-01T00:00:00Z, exact within ±2^53 s (about ±285 million years; docs/decisions.md, "Data"). */
   seconds: Float64Array;
   /** 0..999 999 999, completing `seconds`. */
   nanos: Int32Array;
