@@ -21,9 +21,9 @@ export interface CausalGraph {
    * states of the timeline and longer than this graph (their added nodes): index it below `seconds.length`.
    */
   eventIds: readonly string[];
-  /** Whole seconds since 1970-01-01T00:00:00Z, exact within ±2^53 s (about ±285 million years; docs/decisions.md, "Data"). */
+  /** Seconds since 1970-01-01T00:00:00Z of each event's time, as an `InstantPoint` holds them (src/analysis/instants.ts). */
   seconds: Float64Array;
-  /** 0..999 999 999, completing `seconds`. */
+  /** Nanoseconds after `seconds`: 0..999 999 999 within ±2^53 s, beyond that what `InstantPoint` says. */
   nanos: Int32Array;
   /** EventState per event. */
   state: Uint8Array;
@@ -44,7 +44,7 @@ export interface CausalGraph {
   place: Int32Array;
 }
 
-/** An anchor as the paradox analysis sees it: the instant it pins and when it was set. */
+/** An anchor as the paradox analysis sees it: the instant it pins (an `InstantPoint`) and when it was set. */
 export interface AnchorPin {
   anchorId: string;
   seconds: number;

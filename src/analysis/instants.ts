@@ -1,9 +1,30 @@
 import type { CausalGraph } from './causal-graph.ts';
 
-/** A point in time as the analysis sees it: whole seconds since the epoch (exact in a double) and nanos. */
+/**
+ * A point in time as the analysis sees it, in two numbers that stay exact in doubles for every year tms accepts:
+ * `seconds` since the epoch and `nanos` after them. Within ±2^53 s (about ±285 million years) `seconds` is the
+ * instant's whole second and `nanos` 0..999 999 999. Beyond, where a double holds only every fourth second,
+ * `seconds` is the multiple of 4 nearest the whole second and `nanos` the rest, −2·10^9 up to 2·10^9 (an Int32).
+ * Either way the instant is exactly `seconds` + `nanos`·10^-9, and `seconds` never decreases as instants
+ * increase, so instants compare by `seconds`, then by `nanos`.
+ */
 export interface InstantPoint {
   seconds: number;
   nanos: number;
+}
+
+const SAFE_SECONDS = 2n ** 53n;
+const SAFE_SECONDS_BELOW = -SAFE_SECONDS;
+/** 2^55: multiples of 4 below it are exact in a double; the supported years end at about 3.2·10^16 s. */
+const HELD_LIMIT = 2n ** 55n;
+const NANOS_PER_SECOND = 1_000_000_000;
+
+/** The point of an instant given as whole seconds since the epoch and nanos 0..999 999 999. */
+export function instantPoint(seconds: bigint, nanos: number): InstantPoint {
+  if (seconds < SAFE_SECONDS && seconds > SAFE_SECONDS_BELOW) return { seconds: Number(seconds), nanos };
+  if (seconds >= HELD_LIMIT || seconds <= -HELD_LIMIT) throw new RangeError(`seconds ${seconds} beyond the supported years`);
+  const held = ((seconds + 2n) >> 2n) << 2n;
+  return { seconds: Number(held), nanos: Number(seconds - held) * NANOS_PER_SECOND + nanos };
 }
 
 /**
@@ -36,8 +57,8 @@ export function compareInstantPoints(a: InstantPoint, b: InstantPoint): number {
 
 /** One flag per event: 1 when the event's time lies inside the window. */
 export function eventsInWindow(times: Times, window: AnalysisWindow): Uint8Array {
-  const from = { seconds: Number(window.start.seconds), nanos: window.start.nanos };
-  const to = { seconds: Number(window.end.seconds), nanos: window.end.nanos };
+  const from = instantPoint(BigInt(window.start.seconds), window.start.nanos);
+  const to = instantPoint(BigInt(window.end.seconds), window.end.nanos);
   const count = times.seconds.length;
   const inside = new Uint8Array(count);
   for (let event = 0; event < count; event++) {

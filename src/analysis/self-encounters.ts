@@ -67,8 +67,9 @@ function detectInGroup(graph: CausalGraphArrays, group: Int32Array, collector: P
 
 /** Whether `later` (not before `earlier`) arrives before the stay that starts at `earlier` ends. */
 function staysOverlap(graph: CausalGraphArrays, earlier: number, later: number): boolean {
-  const seconds = graph.seconds[later]! - graph.seconds[earlier]!;
-  return seconds < STAY_SECONDS || (seconds === STAY_SECONDS && graph.nanos[later]! < graph.nanos[earlier]!);
+  // Exact where it matters: the product loses digits only when the seconds differ by millions, far from a stay.
+  const beyondStay = (graph.seconds[later]! - graph.seconds[earlier]! - STAY_SECONDS) * 1e9 + graph.nanos[later]! - graph.nanos[earlier]!;
+  return beyondStay < 0;
 }
 
 function sortedArrivals(graph: CausalGraphArrays): Int32Array {

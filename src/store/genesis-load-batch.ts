@@ -4,6 +4,7 @@
  * version, and the batch that replaces it deletes its old time entry: the store's time index keeps one entry
  * per event, at the time it was last loaded with.
  */
+import { instantPoint } from '../analysis/instants.ts';
 import { encodeInstantKey, formatInstant, parseInstant, type Instant } from '../time/index.ts';
 import { decodeRecord, encodeRecord } from './event-codec.ts';
 import type { GenesisAccumulator } from './genesis-snapshot.ts';
@@ -21,7 +22,7 @@ export class GenesisLoadBatch {
   private readonly positions = new Map<string, number>();
   /** Event id → its time entry as the store held it before the batch. */
   private stale = new Map<string, Buffer>();
-  /** Events the store held before the batch at a time the accumulator does not hold exactly: their entries are read at `take`. */
+  /** Events the store held before the batch at a time beyond ±2^53 s: their entries are read from their records at `take`. */
   private unknownStale: string[] = [];
   private readonly timePrefix: Buffer;
 
@@ -58,7 +59,8 @@ export class GenesisLoadBatch {
       this.positions.set(eventId, this.puts.length);
       this.puts.push(version, timeEntry);
     }
-    this.accumulator.add(eventId, Number(event.time.seconds), event.time.nanos, words, event.causes);
+    const point = instantPoint(event.time.seconds, event.time.nanos);
+    this.accumulator.add(eventId, point.seconds, point.nanos, words, event.causes);
   }
 
   /**

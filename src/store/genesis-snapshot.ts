@@ -8,6 +8,7 @@ import { stringBytes, typedArrayBytes } from './metered-cache.ts';
 
 export interface GenesisSnapshot {
   ids: string[];
+  /** Each event's time as an `InstantPoint` (src/analysis/instants.ts): seconds, and nanos after them. */
   seconds: Float64Array;
   nanos: Int32Array;
   place: Int32Array;
@@ -328,7 +329,7 @@ export class GenesisAccumulator {
     return this.ids.length;
   }
 
-  /** The time `id` was last added with; undefined when not added. Seconds beyond ±2^53 are not exact. */
+  /** The time `id` was last added with (an `InstantPoint`); undefined when not added. */
   timeOf(id: string): { seconds: number; nanos: number } | undefined {
     const at = this.index.get(id);
     return at === undefined ? undefined : { seconds: this.seconds.array[at]!, nanos: this.nanos.array[at]! };

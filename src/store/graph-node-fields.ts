@@ -3,6 +3,7 @@
  * write, so that both number places and travellers, and read times and states, the same way.
  */
 import { EventState, type CausalGraph, type EventStateCode } from '../analysis/causal-graph.ts';
+import { instantPoint } from '../analysis/instants.ts';
 import { parseInstant } from '../time/index.ts';
 import { locationWords } from './location-words.ts';
 import type { EventRecord } from './types.ts';
@@ -54,10 +55,11 @@ export interface NodeFields {
 
 export function recordNodeFields(record: EventRecord, numbering: NodeNumbering): NodeFields {
   const time = parseInstant(record.time);
+  const { seconds, nanos } = instantPoint(time.seconds, time.nanos);
   const manipulated = record.supersedes !== undefined && (record.status === 'manipulated' || record.status === 'cancelled');
   return {
-    seconds: Number(time.seconds),
-    nanos: time.nanos,
+    seconds,
+    nanos,
     state: record.status === 'cancelled' ? EventState.cancelled : EventState.happens,
     place: numbering.placeOf(record.location),
     traveller: numbering.travellerOf(record),

@@ -1,6 +1,6 @@
 import type { AnchorPin } from '../analysis/causal-graph.ts';
 import { earliestSetAtOf, knowWalkOrder } from '../analysis/anchor-breaches.ts';
-import { compareInstantPoints } from '../analysis/instants.ts';
+import { compareInstantPoints, instantPoint } from '../analysis/instants.ts';
 import { parseInstant } from '../time/index.ts';
 import type { AnchorRecord } from './types.ts';
 import { compareUtf8 } from './utf8-order.ts';
@@ -14,8 +14,7 @@ function pinOf(anchor: AnchorRecord): AnchorPin {
     const at = parseInstant(anchor.timestamp);
     pin = Object.freeze({
       anchorId: anchor.anchor_id,
-      seconds: Number(at.seconds),
-      nanos: at.nanos,
+      ...instantPoint(at.seconds, at.nanos),
       setAtMs: Date.parse(String(anchor['created_at'] ?? 0)) || 0,
     });
     pinOfRecord.set(anchor, pin);

@@ -5,6 +5,7 @@
  * read started.
  */
 import type { AnchorPin } from '../analysis/causal-graph.ts';
+import { instantPoint } from '../analysis/instants.ts';
 import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import { checkManipulable, eventNotFound, newEventIdTaken, newEventRecord, planManipulation, planRevert } from '../domain/event-rules.ts';
@@ -1058,7 +1059,8 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       if (parseVersionKey(key).lsn !== 0) return;
       const record = decodeRecord(value);
       const time = parseInstant(record.time);
-      accumulator.add(record.event_id, Number(time.seconds), time.nanos, locationWords(record.location).join(' '), record.causes);
+      const point = instantPoint(time.seconds, time.nanos);
+      accumulator.add(record.event_id, point.seconds, point.nanos, locationWords(record.location).join(' '), record.causes);
     });
     await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), []);
   }

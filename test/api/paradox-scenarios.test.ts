@@ -132,6 +132,21 @@ scenarios('causality_violation: a cause rescheduled after its effect', async ({ 
   assert.is(timeline.revision, 1);
 });
 
+scenarios('causality_violation in year 900 000 000: one second apart is told apart there too', async ({ server }) => {
+  // Beyond ±2^53 s a double holds every fourth second only: these four seconds share one double.
+  const timelineId = await branch(server, 'A far future fire');
+  const nero = await manipulated(server, timelineId, 'death-of-nero', { action: 'reschedule', time: '+900000000-01-01T00:00:01Z' });
+  const fire = await manipulated(server, timelineId, 'great-fire-of-rome', { action: 'reschedule', time: '+900000000-01-01T00:00:02Z' });
+  const late = await checkParadox(server, timelineId);
+  assert.equal(
+    late.paradoxes.map((p: { kind: string; event_ids: string[] }) => [p.kind, p.event_ids]),
+    [['causality_violation', [nero, fire]]],
+  );
+  await manipulated(server, timelineId, fire, { action: 'reschedule', time: '+900000000-01-01T00:00:00.999999999Z' });
+  const early = await checkParadox(server, timelineId);
+  assert.is(early.status, 'No paradoxes detected', 'the cause is a nanosecond before its effect');
+});
+
 scenarios('orphaned_effect: a cancelled cause whose effect still happens is a warning (Unstable)', async ({ server }) => {
   const timelineId = await branch(server, 'No Emperor Wu');
   const accession = await manipulated(server, timelineId, 'emperor-wu-of-han-accession', { action: 'cancel', time: '-000140-03-06T12:00:00Z' });

@@ -172,6 +172,27 @@ cache('a bulk load that keeps the event count still replaces the cached graph', 
   assert.is(after.seconds[after.eventIds.indexOf('g003')], Date.UTC(1901, 0, 1) / 1000);
 });
 
+cache('in year 900 000 000 a bulk-loaded graph and one kept write by write order events one second apart', async (context) => {
+  const { store } = context;
+  // Seconds 1 and 2 of the year share one double there.
+  const far = (second: number) => at(`+900000000-01-01T00:00:0${second}Z`);
+  await store.bulkLoad('primary', [
+    { event_id: 'cause', description: '', time: far(2), location: 'Rome', causes: [] },
+    { event_id: 'effect', description: '', time: far(1), location: 'Rome', causes: ['cause'] },
+  ]);
+  const violations = (graph: CausalGraph) =>
+    analyseParadoxes(graph).paradoxes.map((paradox) => [paradox.kind, paradox.eventIndexes.map((node) => graph.eventIds[node])]);
+  assert.equal(violations(await freshRead(context, 'primary')), [['causality_violation', ['effect', 'cause']]], 'from the genesis snapshot');
+
+  await context.store.readCausalGraph('primary');
+  const { created } = await context.store.manipulate('primary', 'cause', { description: 'x', changes: [{ action: 'reschedule', time: far(0) }] }, 'u');
+  assert.equal(violations((await context.store.readCausalGraph('primary')).graph), [], 'the kept graph: the cause now a second before its effect');
+  await context.store.manipulate('primary', created.event_id, { description: 'y', changes: [{ action: 'reschedule', time: far(2) }] }, 'u');
+  const kept = (await context.store.readCausalGraph('primary')).graph;
+  assert.equal(violations(kept), [['causality_violation', ['effect', kept.eventIds.at(-1)]]]);
+  assert.equal(described(await freshRead(context, 'primary')), described(kept));
+});
+
 cache('concurrent reads share one build; an overlay read is a view of its own and leaves the cached graph alone', async (context) => {
   const { store } = context;
   await store.bulkLoad('primary', genesis(30));
