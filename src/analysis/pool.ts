@@ -172,7 +172,8 @@ export class AnalysisPool {
       if (error instanceof Error && /terminat|closing|closed/i.test(error.message) && this.closed) {
         throw new ApiError('unavailable', 'the analysis pool is shut down');
       }
-      throw new ApiError('internal', `analysis worker failed: ${error instanceof Error ? error.message : String(error)}`);
+      // A worker lost (crashed, out of memory, stopped): a fault of ours, answered as one and logged with its cause.
+      throw new Error('analysis worker failed', { cause: error });
     }
   }
 }

@@ -5,6 +5,7 @@ import type { AnchorPin, CausalGraph } from '../../src/analysis/causal-graph.ts'
 import { analyseParadoxes } from '../../src/analysis/paradoxes.ts';
 import { AnalysisPool, defaultThreadCount } from '../../src/analysis/pool.ts';
 import { ApiError } from '../../src/domain/errors.ts';
+import { toApiError } from '../../src/server/errors.ts';
 import { bigLinkedGraph, buildGraph } from './graph-builder.ts';
 import { randomGraph } from './random-graph.ts';
 
@@ -117,6 +118,22 @@ test('an error inside the worker comes back as an ApiError with its code, and th
   graph.causeTargets[7] = 99_999_999;
   await rejectsWith(pool.analyseParadoxes(graph, [], { forceWorker: true }), 'internal', /causeTargets\[7\] = 99999999/);
   assert.is(graph.seconds.length, 30_000);
+});
+
+test('a worker lost mid-task is a fault of ours: a plain error whose cause goes to the log, not to the client', async () => {
+  const own = new AnalysisPool({ threads: 1 });
+  const graph = bigLinkedGraph(300_000, 'chain');
+  await own.analyseParadoxes(buildGraph([{ seconds: 1 }]), [], { forceWorker: true });
+  const lost = own.analyseParadoxes(graph, [], { forceWorker: true, handOff: 'copy' }).catch((error: unknown) => error);
+  // The pool's piscina is private: reaching it is the only way to lose a worker on purpose.
+  await (own as unknown as { piscina: { threads: { terminate(): Promise<number> }[] } }).piscina.threads[0]!.terminate();
+  const error = await lost;
+  assert.instance(error, Error);
+  assert.not.instance(error, ApiError);
+  assert.ok((error as Error).cause, 'the cause is kept for the log');
+  assert.equal(toApiError(error), new ApiError('internal', 'internal error (see the server log for this request id)'));
+  assert.is((await own.analyseParadoxes(graph, [], { forceWorker: true, handOff: 'copy' })).paradoxCount, 0, 'a new worker takes the next task');
+  await own.close();
 });
 
 test('nanosecond anchor noise is simulated on the worker, microsecond inline, the same as simulated directly', async () => {
