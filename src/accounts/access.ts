@@ -418,6 +418,9 @@ export class AccessControl {
         ? actor.account
         : normalizeUsername(input.account, 'account');
     if (target !== actor.account) requireAdmin(actor, "creating keys for another account");
+    if (actor.kind === 'key' && !hasScope(actor, 'admin')) {
+      throw new ApiError('permission_denied', 'creating API keys takes a login session or an admin key: an API key without the "admin" scope cannot make another');
+    }
     const account = this.accounts.get(target);
     if (account === undefined) throw noSuchAccount(target);
     const name = checkKeyName(input.name);
@@ -491,6 +494,9 @@ export class AccessControl {
     const key = credential?.key;
     if (credential === undefined || key === undefined || (key.account !== actor.account && !hasScope(actor, 'admin'))) {
       throw new ApiError('not_found', `key ${JSON.stringify(keyId)} not found`);
+    }
+    if (actor.kind === 'key' && actor.credentialId !== keyId && !hasScope(actor, 'admin')) {
+      throw new ApiError('permission_denied', 'an API key without the "admin" scope revokes only itself; log in to revoke other keys');
     }
     if (!credential.revoked) {
       credential.revoked = true;

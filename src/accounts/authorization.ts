@@ -10,7 +10,8 @@ export type Requirement = Scope | 'public';
  * THE authorization table: every RPC of every face (REST routes map onto these names) and what it needs.
  * read: reads. write: creating and changing timelines, events and anchors (one's own; `primary` needs
  * admin, see canChange). admin: other accounts. Keys and sessions are one's own, so `read` suffices;
- * the account operations check ownership themselves. An RPC missing here cannot be called.
+ * the account operations check ownership themselves, and that only a session or an admin key makes keys or
+ * revokes another key (AccessControl.createKey, revokeKey). An RPC missing here cannot be called.
  */
 export const RPC_SCOPES: ReadonlyMap<string, Requirement> = new Map<string, Requirement>([
   ['tms.v1.EventService.SearchEvents', 'read'],

@@ -74,9 +74,8 @@ test('listing shows keys without secrets, own keys only unless admin', async ({ 
 
 test('a key has at most the scopes of the credential that creates it', async ({ h }) => {
   const bob = await makeAccount(h.access, 'bob', ['read', 'write']);
-  const readOnly = await h.access.createKey(bob.principal, { name: 'ro', scopes: ['read'] });
-  const asReadKey = h.access.authenticate(`Bearer ${readOnly.key}`, 'x');
-  const error = await apiError(() => h.access.createKey(asReadKey, { name: 'escalate', scopes: ['write'] }));
+  const reader = await makeAccount(h.access, 'reader', ['read']);
+  const error = await apiError(() => h.access.createKey(reader.principal, { name: 'escalate', scopes: ['write'] }));
   assert.is(error.code, 'permission_denied');
   assert.is(error.message, `scopes: "write" exceeds this credential's scopes (read)`);
   assert.is((await apiError(() => h.access.createKey(bob.principal, { name: 'x', scopes: ['admin'] }))).code, 'permission_denied');
@@ -87,6 +86,30 @@ test('a key has at most the scopes of the credential that creates it', async ({ 
   const beyond = await apiError(() => h.access.createKey(admin.principal, { account: 'bob', name: 'x', scopes: ['admin'] }));
   assert.is(beyond.code, 'invalid_argument');
   assert.is(beyond.message, 'scopes: account "bob" does not hold the "admin" scope');
+});
+
+test('an API key without admin makes no keys and revokes only itself; an admin key does both', async ({ h }) => {
+  const bob = await makeAccount(h.access, 'bob', ['read', 'write']);
+  const read = await h.access.createKey(bob.principal, { name: 'read', scopes: ['read'] });
+  const write = await h.access.createKey(bob.principal, { name: 'write', scopes: ['read', 'write'] });
+  const asKey = (key: { key: string }) => h.access.authenticate(`Bearer ${key.key}`, 'x');
+
+  const minted = await apiError(() => h.access.createKey(asKey(write), { name: 'minted', scopes: ['read'] }));
+  assert.is(minted.code, 'permission_denied');
+  assert.is(minted.message, 'creating API keys takes a login session or an admin key: an API key without the "admin" scope cannot make another');
+  const other = await apiError(() => h.access.revokeKey(asKey(read), write.key_id));
+  assert.is(other.code, 'permission_denied');
+  assert.is(other.message, 'an API key without the "admin" scope revokes only itself; log in to revoke other keys');
+  assert.is(asKey(write).credentialId, write.key_id, 'the key refused a revocation still works');
+
+  assert.is((await h.access.revokeKey(asKey(read), read.key_id)).revoked, true, 'a key may revoke itself');
+  assert.throws(() => asKey(read), /invalid or expired credentials/);
+
+  const root = await makeAccount(h.access, 'root', ['read', 'write', 'admin']);
+  const adminKey = asKey(await h.access.createKey(root.principal, { name: 'ops', scopes: ['read', 'write', 'admin'] }));
+  const forBob = await h.access.createKey(adminKey, { account: 'bob', name: 'by ops', scopes: ['read'] });
+  assert.is((await h.access.revokeKey(adminKey, forBob.key_id)).revoked, true);
+  assert.is((await h.access.revokeKey(adminKey, write.key_id)).revoked, true);
 });
 
 test('keys for another account need admin', async ({ h }) => {

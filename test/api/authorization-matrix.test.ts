@@ -74,6 +74,7 @@ const OWNED_WRITE: Access = { read: 'permission_denied', other: 'not_found', own
 const ANY_ACCOUNT: Access = { read: 'ok', other: 'ok', owner: 'ok', admin: 'ok' };
 const WRITERS: Access = { read: 'permission_denied', other: 'ok', owner: 'ok', admin: 'ok' };
 const ADMIN_ONLY: Access = { read: 'permission_denied', other: 'permission_denied', owner: 'permission_denied', admin: 'ok' };
+const KEY_MAKERS: Access = { read: 'permission_denied', other: 'permission_denied', owner: 'permission_denied', session: 'ok', admin: 'ok' };
 const PERSONAL: Access = { read: 'ok', other: 'not_found', owner: 'ok', admin: 'not_found' };
 
 function expected(access: Access | 'public', kind: Kind): Code {
@@ -327,17 +328,21 @@ const RPC_ROWS: Record<string, Case[]> = {
       },
     },
   ],
+  // Keys are made by a login session or an admin key: an API key without admin cannot mint another.
   'tms.v1.AccountService.CreateKey': [
-    { label: 'read scope', access: ANY_ACCOUNT, request: (env) => ({ name: unique(env, 'key'), scopes: ['read'] }) },
-    { label: 'write scope (above a read key)', access: WRITERS, request: (env) => ({ name: unique(env, 'key'), scopes: ['write'] }) },
+    { label: 'read scope', access: KEY_MAKERS, request: (env) => ({ name: unique(env, 'key'), scopes: ['read'] }) },
+    { label: 'write scope', access: KEY_MAKERS, request: (env) => ({ name: unique(env, 'key'), scopes: ['write'] }) },
   ],
   'tms.v1.AccountService.ListKeys': [{ label: "the caller's", access: ANY_ACCOUNT, request: () => ({}) }],
   'tms.v1.AccountService.RevokeKey': [
     {
-      label: 'a key of the owner account',
-      // Keys are the account's own: even its read key may revoke them; another account finds nothing.
-      access: { read: 'ok', other: 'not_found', owner: 'ok', admin: 'ok' },
-      request: async (env) => ({ key_id: (await createKey(env.server, env.keys.owner, { name: unique(env, 'doomed'), scopes: ['read'] })).key_id }),
+      label: 'another key of the owner account',
+      // A key without admin revokes only itself (test/api/accounts-http.test.ts); another account finds nothing.
+      access: { read: 'permission_denied', other: 'not_found', owner: 'permission_denied', session: 'ok', admin: 'ok' },
+      request: async (env) => {
+        const session = (await login(env.server, OWNER.username, OWNER.password)).token;
+        return { key_id: (await createKey(env.server, session, { name: unique(env, 'doomed'), scopes: ['read'] })).key_id };
+      },
     },
   ],
   // Saved requests are personal: the owner account's credentials (its read key too) reach them; anyone else,

@@ -534,7 +534,8 @@ export const AccountService: GenService<{
     output: typeof DeleteAccountResponseSchema;
   },
   /**
-   * Issues an API key. The key itself is returned here once and stored only as a hash.
+   * Issues an API key. The key itself is returned here once and stored only as a hash. Takes a login session or
+   * an admin key: an API key without the admin scope cannot make another.
    *
    * @generated from rpc tms.v1.AccountService.CreateKey
    */
@@ -552,6 +553,9 @@ export const AccountService: GenService<{
     output: typeof ListKeysResponseSchema;
   },
   /**
+   * Revokes a key of the caller's account (any account's for admins). An API key without the admin scope
+   * revokes only itself.
+   *
    * @generated from rpc tms.v1.AccountService.RevokeKey
    */
   revokeKey: {
