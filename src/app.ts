@@ -26,14 +26,14 @@ import { startingHandler } from './server/starting-handler.ts';
 import { createGrpcUnary } from './server/grpc/unary.ts';
 import { createConnectUnary } from './server/connect/unary.ts';
 import { firstThatServes, unaryMethodsByPath } from './server/unary-rpc.ts';
-import { RPC_JSON_OPTIONS, registerRpcServices, requestStateKey, clientAddressKey } from './server/connect/rpc-services.ts';
+import { RPC_JSON_OPTIONS, registerRpcServices, requestStateKey } from './server/connect/rpc-services.ts';
 import { rpcMethods, tmsServices } from './server/connect/services.ts';
 import { HealthState, registerHealth } from './server/grpc-infra/health.ts';
 import { registerReflection } from './server/grpc-infra/reflection.ts';
 import { healthFile, tmsServiceFiles } from './server/grpc-infra/api-files.ts';
 import { errorDetailFiles } from './server/error-details.ts';
 import { requestStateOf } from './server/request-state.ts';
-import { clientAddress } from './server/http-io.ts';
+import { ClientAddresses } from './server/client-address.ts';
 import { useNodeTextEncoding } from './server/protobuf-text.ts';
 import { ensureConsoleBuild } from './server/console-host/console-build.ts';
 import { loadConsoleAssets } from './server/console-host/console-assets.ts';
@@ -121,8 +121,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         registerReflection(router, [...tmsServiceFiles, ...errorDetailFiles, healthFile]);
       },
       fallback: answerUnknownRpc,
-      contextValues: (req) =>
-        createContextValues().set(requestStateKey, requestStateOf(req)).set(clientAddressKey, clientAddress(req)),
+      contextValues: (req) => createContextValues().set(requestStateKey, requestStateOf(req)),
     });
     const openapi = () => buildOpenApi(restRoutes, operations, VERSION);
     // Built once per change of its sources (npm install builds it ahead); requests wait for a build in progress.
@@ -141,6 +140,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         [BACKUP_PATH, backupRoute(storage, access, config.databaseUrl ? 'postgresql' : 'leveldb', logger)],
       ]),
       prefixRoutes: [consoleSite.prefix],
+      clientAddresses: new ClientAddresses(config.trustedProxies),
       logger,
       metrics,
     });

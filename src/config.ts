@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseTrustedProxies } from './server/client-address.ts';
 
 /** What a number setting is written as: decimal digits (`z.coerce.number` would read " " as 0 and "0x1F90" as 8080). */
 const DECIMAL = /^\d+(\.\d+)?$/;
@@ -32,6 +33,14 @@ export const configSchema = z.object({
   analysisThreads: numberSetting(wholeNumber().min(1)).optional(),
   shutdownGraceMs: numberSetting(wholeNumber().positive()).default(10_000),
   shutdownDrainMs: numberSetting(wholeNumber().nonnegative()).default(0),
+  /** Proxies whose `X-Forwarded-For` names the client (login throttling by address): addresses or subnets, comma-separated. */
+  trustedProxies: z
+    .string()
+    .superRefine((list, ctx) => {
+      const entries = parseTrustedProxies(list);
+      if (typeof entries === 'string') ctx.addIssue({ code: 'custom', message: entries });
+    })
+    .default(''),
   /** From the environment as true/false, 1/0, yes/no or on/off; `z.coerce.boolean` would read "false" as true. */
   seedCatalogue: z.union([z.boolean(), z.stringbool()], { error: 'must be true or false (also 1/0, yes/no, on/off)' }).default(true),
 });
@@ -57,6 +66,7 @@ export const configEnv: Record<keyof Config, string> = {
   analysisThreads: 'TMS_ANALYSIS_THREADS',
   shutdownGraceMs: 'TMS_SHUTDOWN_GRACE_MS',
   shutdownDrainMs: 'TMS_SHUTDOWN_DRAIN_MS',
+  trustedProxies: 'TMS_TRUSTED_PROXIES',
   seedCatalogue: 'TMS_SEED_CATALOGUE',
 };
 

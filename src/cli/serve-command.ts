@@ -22,6 +22,7 @@ const flags: [keyof Config, string, string][] = [
   ['defaultPageSize', '--default-page-size <n>', 'page size when none is given'],
   ['analysisThreads', '--analysis-threads <n>', 'worker threads for paradox and anchor analysis'],
   ['shutdownGraceMs', '--shutdown-grace-ms <ms>', 'how long in-flight requests may take to finish on SIGTERM'],
+  ['trustedProxies', '--trusted-proxies <list>', 'proxies (addresses or subnets, comma-separated) whose X-Forwarded-For names the client'],
   ['shutdownDrainMs', '--shutdown-drain-ms <ms>', 'on SIGTERM, keep serving this long while /readyz says NOT_SERVING, so load balancers move away first'],
 ];
 

@@ -2,6 +2,7 @@ import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
 import type { AnyRequest, AnyResponse, RequestHandler } from './one-port.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { ClientAddresses } from './client-address.ts';
 import type { RequestState } from './request-state.ts';
 import type { RestRouter } from './rest/router.ts';
 import type { UnaryRpcHandler } from './unary-rpc.ts';
@@ -23,6 +24,7 @@ export interface HttpHandlerDeps extends RestDeps {
   plainRoutes: ReadonlyMap<string, PlainRoute>;
   /** Prefix routes (e.g. `/console/`) tried after exact plain routes. */
   prefixRoutes: ReadonlyArray<[string, PlainRoute]>;
+  clientAddresses: ClientAddresses;
   logger: Logger;
   metrics: Metrics;
 }
@@ -36,7 +38,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
   return (req, res) => {
     const started = performance.now();
     const requestId = requestIdOf(req);
-    const state: RequestState = { requestId, protocol: 'http', route: 'unmatched', code: 'ok' };
+    const state: RequestState = { requestId, client: deps.clientAddresses.of(req), protocol: 'http', route: 'unmatched', code: 'ok' };
     // 'close', not 'finish': a request whose client went away before the answer is logged and counted too.
     res.once('close', () => logRequest(deps, req, res, state, started));
 

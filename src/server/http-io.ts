@@ -83,10 +83,6 @@ export function readBody(req: AnyRequest, limit: number, tooLarge: (declared?: n
   });
 }
 
-export function clientAddress(req: AnyRequest): string {
-  return req.socket?.remoteAddress ?? 'unknown';
-}
-
 export function headerValue(req: AnyRequest, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;

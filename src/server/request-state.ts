@@ -4,6 +4,8 @@ import type { AnyRequest } from './one-port.ts';
 /** What a request's single log line and metrics need, filled in as the request is served. */
 export interface RequestState {
   requestId: string;
+  /** Where the request comes from (`ClientAddresses`): login throttling counts failures by it. */
+  client: string;
   protocol: 'rest' | 'connect' | 'grpc' | 'grpc-web' | 'http';
   route: string;
   code: string;

@@ -466,4 +466,45 @@ short("logging into one's own account between guesses does not reset the address
   assert.is((await loginCall(server, 'alice', ALICE.password)).status, 200, 'the lock ended');
 });
 
+short('without trusted proxies X-Forwarded-For is not believed: guesses under many names still lock the address', async ({ server }) => {
+  const others = [BOB, READER, LOCKED];
+  for (let guess = 1; guess <= 20; guess++) {
+    const res = await call(server, 'POST', '/v1/login', {
+      body: { username: others[guess % 3]!.username, password: `guess-${guess}` },
+      key: null,
+      headers: { 'x-forwarded-for': `203.0.113.${guess}` },
+    });
+    assert.is(res.status, 401, `guess ${guess}: ${res.text}`);
+  }
+  const alice = await call(server, 'POST', '/v1/login', { body: { username: 'alice', password: ALICE.password }, key: null, headers: { 'x-forwarded-for': '203.0.113.99' } });
+  assert.is(alice.status, 429, alice.text);
+});
+
 short.run();
+
+const proxied = suite<{ server: TestServer }>('behind a trusted proxy (trustedProxies 127.0.0.1)');
+proxied.before.each(async (ctx) => {
+  ctx.server = await startSeededServer([ALICE, BOB, READER, LOCKED], { loginLockMs: LOGIN_LOCK_MS, trustedProxies: '127.0.0.1' });
+});
+proxied.after.each(async (ctx) => {
+  await ctx.server.stop();
+});
+
+const loginVia = (server: TestServer, forwardedFor: string, username: string, password: string) =>
+  call(server, 'POST', '/v1/login', { body: { username, password }, key: null, headers: { 'x-forwarded-for': forwardedFor } });
+
+proxied('failed logins lock the client the proxy names, not the proxy: other clients behind it still log in', async ({ server }) => {
+  const others = [BOB, READER, LOCKED];
+  for (let guess = 1; guess <= 20; guess++) {
+    const res = await loginVia(server, 'spoofed-by-client, 203.0.113.5', others[guess % 3]!.username, `guess-${guess}`);
+    assert.is(res.status, 401, `guess ${guess}: ${res.text}`);
+  }
+  const guesser = await loginVia(server, '203.0.113.5', 'alice', ALICE.password);
+  assert.is(guesser.status, 429, guesser.text);
+  assert.is(guesser.json.code, 'resource_exhausted');
+  const neighbour = await loginVia(server, '203.0.113.6', 'alice', ALICE.password);
+  assert.is(neighbour.status, 200, neighbour.text);
+  assert.is((await loginCall(server, 'alice', ALICE.password)).status, 200, 'the proxy itself (no header) is not locked');
+});
+
+proxied.run();

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { z } from 'zod';
 import { defineOperation } from '../../src/api/operation.ts';
 import { Metrics } from '../../src/observability/metrics.ts';
+import { ClientAddresses } from '../../src/server/client-address.ts';
 import { createHttpHandler } from '../../src/server/http-handler.ts';
 import { createOnePortServer } from '../../src/server/one-port.ts';
 import { RestRouter } from '../../src/server/rest/router.ts';
@@ -38,6 +39,7 @@ test('an unexpected error answers "internal" without its text, and the log line 
     unaryRpc: () => false,
     plainRoutes: new Map(),
     prefixRoutes: [],
+    clientAddresses: new ClientAddresses(),
     logger: pino({ level: 'info' }, sink),
     metrics: new Metrics(),
   });

@@ -36,6 +36,10 @@ test('a bad value names the setting and its variable', () => {
   assert.is(loadConfig({}, { TMS_MAX_PAGE_SIZE: '20', TMS_DEFAULT_PAGE_SIZE: '20' }).defaultPageSize, 20);
   assert.throws(() => loadConfig({}, { TMS_ADMIN_KEY: 'short' }), /at least 16 characters/);
   assert.throws(() => loadConfig({}, { TMS_LOG_LEVEL: 'loud' }), /TMS_LOG_LEVEL/);
+  assert.throws(
+    () => loadConfig({}, { TMS_TRUSTED_PROXIES: '10.0.0.0/8,lb.internal' }),
+    /^configuration trustedProxies \(TMS_TRUSTED_PROXIES\): "lb.internal" is not an IP address or a subnet \(address\/prefix\), got "10.0.0.0\/8,lb.internal"$/,
+  );
 });
 
 test('a number setting is decimal digits: blanks, hex, exponents and fractions of whole numbers are refused, with the value', () => {

@@ -11,7 +11,6 @@ export const RPC_JSON_OPTIONS = { useProtoFieldName: true, alwaysEmitImplicit: t
 
 /** Per-request values the Node adapter hands to every RPC handler. */
 export const requestStateKey = createContextKey<RequestState | undefined>(undefined);
-export const clientAddressKey = createContextKey<string>('unknown');
 
 /**
  * The gRPC / gRPC-Web / Connect face: each RPC of each service decodes its message into the operation's
@@ -36,9 +35,9 @@ export function registerRpcServices(router: ConnectRouter, services: DescService
 
 function unaryHandler(rpc: string, method: DescMethod, { operations, gate, requestTimeoutMs }: RpcServiceOptions) {
   return async (request: Message, context: HandlerContext): Promise<Message> => {
-    const state = context.values.get(requestStateKey) ?? { requestId: '', protocol: 'connect', route: rpc, code: 'ok' };
+    const state = context.values.get(requestStateKey) ?? { requestId: '', client: 'unknown', protocol: 'connect', route: rpc, code: 'ok' };
     state.protocol = protocolOf(context.requestHeader.get('content-type'));
-    const call = { rpc, authorization: context.requestHeader.get('authorization') ?? undefined, client: context.values.get(clientAddressKey), state };
+    const call = { rpc, authorization: context.requestHeader.get('authorization') ?? undefined, client: state.client, state };
     try {
       const output = await withDeadline(
         invoke({ operations, gate }, call, () => toJson(method.input, request, { useProtoFieldName: true })),
