@@ -143,6 +143,7 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
   deps.logger[level](
     {
       req_id: state.requestId,
+      client: state.client,
       method: req.method,
       path: loggedPath(req.url),
       protocol: state.protocol,

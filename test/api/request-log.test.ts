@@ -53,6 +53,7 @@ test('every finished request is already in the log, one structured line each, ev
     assert.is(typeof ok['duration_ms'], 'number');
     assert.match(String(ok['key_id']), /^key_/);
     assert.is(ok['account'], 'admin');
+    assert.match(String(ok['client']), /^(::ffff:)?127\.0\.0\.1$/);
     const bad = byId.get('burst-0')!;
     assert.is(bad['status'], 400);
     assert.is(bad['code'], 'invalid_argument');
