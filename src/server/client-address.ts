@@ -50,14 +50,14 @@ export class ClientAddresses {
   }
 
   of(req: AnyRequest): string {
-    const peer = req.socket?.remoteAddress ?? 'unknown';
+    const peer = plainAddress(req.socket?.remoteAddress ?? 'unknown');
     if (this.trusted === undefined || !this.isTrusted(peer)) return peer;
     const forwarded = req.headers['x-forwarded-for'];
     if (forwarded === undefined) return peer;
     const hops = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded).split(',');
     let client = peer;
     for (let i = hops.length - 1; i >= 0; i--) {
-      const hop = hops[i]!.trim();
+      const hop = plainAddress(withoutPort(hops[i]!.trim()));
       // A hop that is not an address was not written by a proxy we trust: the walk stops at the last one it believed.
       if (isIP(hop) === 0) return client;
       client = hop;
@@ -70,4 +70,17 @@ export class ClientAddresses {
     const version = isIP(address);
     return version !== 0 && this.trusted!.check(address, version === 4 ? 'ipv4' : 'ipv6');
   }
+}
+
+const BRACKETED = /^\[([^\]]+)\](?::\d+)?$/;
+const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/;
+
+/** `[2001:db8::1]:443`, `[2001:db8::1]` and `203.0.113.5:1234` as some proxies write them, without the port. */
+function withoutPort(hop: string): string {
+  return BRACKETED.exec(hop)?.[1] ?? IPV4_WITH_PORT.exec(hop)?.[1] ?? hop;
+}
+
+/** `::ffff:203.0.113.5` (an IPv4 client on a dual-stack socket) as `203.0.113.5`: one client, one count. */
+function plainAddress(address: string): string {
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }

@@ -16,6 +16,10 @@ test('behind trusted proxies the client is the nearest address they did not writ
   assert.is(addresses.of(request('10.1.2.3', '203.0.113.5')), '203.0.113.5');
   assert.is(addresses.of(request('127.0.0.1', 'spoofed, 198.51.100.1, 203.0.113.5, 10.9.9.9')), '203.0.113.5', 'trusted hops are passed over, from the right');
   assert.is(addresses.of(request('::ffff:127.0.0.1', '203.0.113.5')), '203.0.113.5', 'an IPv4 peer on a dual-stack socket');
+  assert.is(addresses.of(request('10.1.2.3', '203.0.113.5:51234')), '203.0.113.5', 'a port some proxies add');
+  assert.is(addresses.of(request('10.1.2.3', '[2001:db8::5]:443, [10.0.0.9]')), '2001:db8::5', 'IPv6 in brackets, with or without a port');
+  assert.is(addresses.of(request('10.1.2.3', '::ffff:203.0.113.5')), '203.0.113.5', 'an IPv4 client is one client however it is written');
+  assert.is(addresses.of(request('::ffff:198.51.100.7', '203.0.113.5')), '198.51.100.7', 'an untrusted dual-stack peer, as IPv4');
   assert.is(addresses.of(request('fd00::1', ['2001:db8::5', 'fd00::2'])), '2001:db8::5', 'the header given twice reads as one list');
   assert.is(addresses.of(request('10.1.2.3')), '10.1.2.3', 'no header: the proxy itself');
   assert.is(addresses.of(request('10.1.2.3', '10.0.0.9, 10.0.0.8')), '10.0.0.9', 'every hop trusted: the farthest');
