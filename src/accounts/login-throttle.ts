@@ -1,3 +1,4 @@
+import { addressBlock } from './address-block.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Lockout } from './account-store.ts';
 
@@ -41,7 +42,7 @@ export interface Attempt {
 
 /**
  * Lockout after repeated failed logins, per account name (existing or not, so a lock says nothing about
- * existence) and per client address. In memory: a restart forgets it, which only gives back what a
+ * existence) and per client address (an IPv6 one by its /64: `addressBlock`). In memory: a restart forgets it, which only gives back what a
  * lock's expiry would.
  */
 export class LoginThrottle {
@@ -67,7 +68,8 @@ export class LoginThrottle {
    * Throws `resource_exhausted` with a retry-after figure while either subject is locked, or while attempts
    * still being checked already make up its limit.
    */
-  begin(username: string, client: string): Attempt {
+  begin(username: string, clientAddress: string): Attempt {
+    const client = addressBlock(clientAddress);
     const now = this.now();
     const account = this.subject(this.accounts, username, now, newSubject);
     const source = this.subject(this.clients, client, now, (at) => ({ ...newSubject(at), byAccount: new Map() }));

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { addressBlock } from '../../src/accounts/address-block.ts';
 import { LoginThrottle } from '../../src/accounts/login-throttle.ts';
 
 const locked = (throttle: LoginThrottle, username: string, client: string): boolean => {
@@ -33,6 +34,26 @@ test('a success with nothing else under way forgets the account: the next lock i
   assert.ok(locked(throttle, 'bob', 'd'), 'a first lock of 1 s');
   now += 1;
   assert.not.ok(locked(throttle, 'bob', 'd'), 'not the doubled 2 s');
+});
+
+test('an IPv6 client is counted by its /64: taking another address in it does not escape the lock', () => {
+  const throttle = new LoginThrottle({ accountLimit: 100, clientLimit: 3 }, () => 0);
+  for (const address of ['2001:db8:1:2::1', '2001:db8:1:2:aaaa::7', '2001:DB8:1:2:ffff:ffff:ffff:fffe']) throttle.begin('alice', address).failed();
+  assert.ok(locked(throttle, 'alice', '2001:db8:1:2::99'), 'the same /64');
+  assert.not.ok(locked(throttle, 'alice', '2001:db8:1:3::1'), 'the next /64');
+  assert.not.ok(locked(throttle, 'alice', '192.0.2.1'), 'IPv4 addresses count one by one');
+});
+
+test('an address block: IPv4 as it is, IPv6 by its first four groups however it is written', () => {
+  assert.is(addressBlock('192.0.2.1'), '192.0.2.1');
+  assert.is(addressBlock('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.is(addressBlock('2001:0db8:0000:0000:0001:0000:0000:0001'), '2001:db8:0:0::/64');
+  assert.is(addressBlock('2001:db8:a:b:c::'), '2001:db8:a:b::/64');
+  assert.is(addressBlock('::1'), '0:0:0:0::/64');
+  assert.is(addressBlock('fe80::1%eth0'), 'fe80:0:0:0::/64');
+  assert.is(addressBlock('64:ff9b::192.0.2.1'), '64:ff9b:0:0::/64');
+  assert.is(addressBlock('1:2:3:4:5:6:192.0.2.1'), '1:2:3:4::/64');
+  assert.is(addressBlock('unknown'), 'unknown');
 });
 
 test.run();
