@@ -3,10 +3,13 @@
  * index built from it, each in a byte-bounded cache. A level's entries are forgotten when its genesis changes.
  */
 import { ApiError } from '../domain/errors.ts';
+import { instantPoint } from '../analysis/instants.ts';
 import { runInSlices } from '../analysis/time-slices.ts';
+import { parseInstant } from '../time/index.ts';
 import { buildGenesisIndex, genesisIndexBytes, type GenesisIndex } from './genesis-index.ts';
 import { decodeSnapshotInSlices, emptySnapshot, snapshotBytes, type GenesisSnapshot } from './genesis-snapshot.ts';
-import { chunkKey } from './keys.ts';
+import { decodeRecord } from './event-codec.ts';
+import { chunkKey, Tag, versionKey } from './keys.ts';
 import { MeteredCache, type CacheCounts } from './metered-cache.ts';
 import type { OrderedKeyValueStore } from './ordered-kv.ts';
 import type { StoredTimeline } from './timeline-registry.ts';
@@ -59,11 +62,28 @@ export class GenesisLevels {
         if (chunks === 0) return emptySnapshot();
         const parts = await this.kv.getMany(Array.from({ length: chunks }, (_, i) => chunkKey(level, i)));
         if (parts.some((part) => !part)) throw new ApiError('data_loss', `genesis snapshot of level ${level} is incomplete`);
-        return decodeSnapshotInSlices(parts as Uint8Array[]);
+        const decoded = await decodeSnapshotInSlices(parts as Uint8Array[]);
+        if (decoded.rounded) await this.readExactTimes(level, decoded);
+        return decoded;
       })();
       this.snapshots.setPending(level, snapshot, snapshot, snapshotBytes);
     }
     return snapshot;
+  }
+
+  /** A snapshot's rounded times (`GenesisSnapshot.rounded`) made exact from the genesis versions they stand for. */
+  private async readExactTimes(level: number, snapshot: GenesisSnapshot): Promise<void> {
+    const rounded = snapshot.rounded!;
+    const records = await this.kv.getMany(rounded.map((i) => versionKey(Tag.version, level, snapshot.ids[i]!, 0)));
+    rounded.forEach((i, k) => {
+      const bytes = records[k];
+      if (!bytes) throw new ApiError('data_loss', `genesis version of event ${snapshot.ids[i]} on level ${level} is missing`);
+      const time = parseInstant(decodeRecord(bytes).time);
+      const point = instantPoint(time.seconds, time.nanos);
+      snapshot.seconds[i] = point.seconds;
+      snapshot.nanos[i] = point.nanos;
+    });
+    delete snapshot.rounded;
   }
 
   /** The snapshot held for the level, without reading one or counting a use. */

@@ -3,7 +3,7 @@
  * (times, interned places, causes as CSR), written at the end of every bulk load, so a graph over 10^6
  * genesis events is read as a few large values instead of 10^6 records.
  */
-import { runInSlices, runToEnd, type Steps } from '../analysis/time-slices.ts';
+import { runInSlices, runToEnd, STEP_EVERY, type Steps } from '../analysis/time-slices.ts';
 import { stringBytes, typedArrayBytes } from './metered-cache.ts';
 
 export interface GenesisSnapshot {
@@ -17,6 +17,11 @@ export interface GenesisSnapshot {
   causeTargets: Int32Array;
   /** Causes naming an id outside this snapshot: (event index, cause id), resolved when the graph is read. */
   external: [number, string][];
+  /**
+   * Events whose times this snapshot holds rounded: beyond ±2^53 s in a snapshot written while times were plain
+   * seconds (its header has no `points`). Their records give them exactly (`GenesisLevels.snapshot`).
+   */
+  rounded?: number[];
 }
 
 /** Heap bytes, roughly: ids are alike in length, so the first stands for all. */
@@ -29,6 +34,8 @@ interface Header {
   idBytes: number;
   placeNames: string[];
   external: [number, string][];
+  /** Times are `InstantPoint`s, exact in every supported year. */
+  points?: true;
 }
 
 const MAGIC = 0x544d5347; // "TMSG"
@@ -53,6 +60,7 @@ export function* encodeSnapshotChunks(snapshot: GenesisSnapshot, chunkBytes: num
     idBytes,
     placeNames: snapshot.placeNames,
     external: snapshot.external,
+    points: true,
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const headerEnd = align8(8 + headerBytes.length);
@@ -155,6 +163,7 @@ export function decodeSnapshotInSlices(chunks: readonly Uint8Array[]): Promise<G
 
 /** Bytes of id text turned into strings per step (about 5000 ids of 13 characters, well under a ms). */
 const ID_TEXT_STEP = 64 * 1024;
+const STEP_MASK = STEP_EVERY - 1;
 /** Bytes copied per step. */
 const COPY_STEP = 1024 * 1024;
 
@@ -238,7 +247,16 @@ export function* decodeSnapshotSteps(chunks: readonly Uint8Array[]): Steps<Genes
     yield;
   }
   if (ids.length !== n) throw new Error(`genesis snapshot: ${ids.length} ids for ${n} events`);
-  return { ids, seconds, nanos, place, placeNames: header.placeNames, causeOffsets, causeTargets, external: header.external };
+  const snapshot: GenesisSnapshot = { ids, seconds, nanos, place, placeNames: header.placeNames, causeOffsets, causeTargets, external: header.external };
+  if (!header.points) {
+    const rounded: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (Math.abs(seconds[i]!) > Number.MAX_SAFE_INTEGER) rounded.push(i);
+      if ((i & STEP_MASK) === STEP_MASK) yield;
+    }
+    if (rounded.length > 0) snapshot.rounded = rounded;
+  }
+  return snapshot;
 }
 
 function align8(value: number): number {

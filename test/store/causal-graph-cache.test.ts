@@ -10,6 +10,8 @@ import { analyseParadoxes } from '../../src/analysis/paradoxes.ts';
 import { AnalysisPool } from '../../src/analysis/pool.ts';
 import { LevelTimelineStore, type GenesisEvent } from '../../src/store/index.ts';
 import { CausalGraphCache } from '../../src/store/causal-graph-cache.ts';
+import { decodeSnapshot, encodeSnapshot } from '../../src/store/genesis-snapshot.ts';
+import { chunkKey, Tag, tagKey } from '../../src/store/keys.ts';
 import { parseInstant } from '../../src/time/index.ts';
 import { canonicalGraph, causesOfEvent, standingIds, standingNodes } from './graph-canonical.ts';
 import { openLevel, type TempDb } from './temp-store.ts';
@@ -191,6 +193,35 @@ cache('in year 900 000 000 a bulk-loaded graph and one kept write by write order
   const kept = (await context.store.readCausalGraph('primary')).graph;
   assert.equal(violations(kept), [['causality_violation', ['effect', kept.eventIds.at(-1)]]]);
   assert.equal(described(await freshRead(context, 'primary')), described(kept));
+});
+
+cache('a snapshot written while times were plain seconds has its rounded times read exactly from the genesis records', async (context) => {
+  const far = (second: number) => at(`+900000000-01-01T00:00:0${second}Z`);
+  await context.store.bulkLoad('primary', [
+    { event_id: 'cause', description: '', time: far(2), location: 'Rome', causes: [] },
+    { event_id: 'effect', description: '', time: far(1), location: 'Rome', causes: ['cause'] },
+  ]);
+  // Rewritten as such a snapshot was: each time the double nearest its second, no `points` in the header.
+  const { level, snapshot_chunks } = JSON.parse(Buffer.from((await context.store.entries.get(tagKey(Tag.timeline, 'primary')))!).toString()) as {
+    level: number;
+    snapshot_chunks: number;
+  };
+  assert.is(snapshot_chunks, 1);
+  const snapshot = decodeSnapshot(Buffer.from((await context.store.entries.get(chunkKey(level, 0)))!));
+  snapshot.ids.forEach((id, i) => {
+    snapshot.seconds[i] = Number(far(id === 'cause' ? 2 : 1).seconds);
+    snapshot.nanos[i] = 0;
+  });
+  assert.is(snapshot.seconds[0], snapshot.seconds[1], 'one double for both seconds');
+  const bytes = encodeSnapshot(snapshot);
+  bytes.write('"points":null', bytes.indexOf('"points":true'));
+  await context.store.entries.write([{ type: 'put', key: chunkKey(level, 0), value: bytes }], true);
+
+  const graph = await freshRead(context, 'primary');
+  assert.equal(
+    analyseParadoxes(graph).paradoxes.map((paradox) => [paradox.kind, paradox.eventIndexes.map((node) => graph.eventIds[node])]),
+    [['causality_violation', ['effect', 'cause']]],
+  );
 });
 
 cache('concurrent reads share one build; an overlay read is a view of its own and leaves the cached graph alone', async (context) => {
