@@ -42,8 +42,8 @@ export interface Attempt {
 
 /**
  * Lockout after repeated failed logins, per account name (existing or not, so a lock says nothing about
- * existence) and per client address (an IPv6 one by its /64: `addressBlock`). In memory: a restart forgets it, which only gives back what a
- * lock's expiry would.
+ * existence) and per client address (an IPv6 one by its /64: `addressBlock`). In memory: a restart forgets it,
+ * which only gives back what a lock's expiry would.
  */
 export class LoginThrottle {
   private readonly accountLimit: number;
