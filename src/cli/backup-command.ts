@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -11,6 +11,7 @@ import { BackupFileError, readBackupFrom, verifyBackup, type BackupTrailer } fro
 import { compareWithBackup, loadBackup, writeBackup } from '../store/backup.ts';
 import { leftOut, NONE_SKIPPED, type Skipped } from '../store/stray-credentials.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
+import { makeParentFolders } from './parent-folders.ts';
 import { assertNewFolder, openForCommand, Refusal, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 
 const BACKUP_PATH = '/v1/admin/backup';
@@ -103,7 +104,7 @@ async function saveBackup(file: string, force: boolean, write: (sink: Writable, 
   const existing = await stat(target).catch(() => undefined);
   if (existing?.isDirectory()) throw new Refusal(`${file} is a folder; give the path of the backup file to write`);
   if (existing && !force) throw new Refusal(`${file} already exists; choose another name, or pass --force to replace it`);
-  await mkdir(dirname(target), { recursive: true });
+  const folders = await makeParentFolders(target);
   const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
   const sink = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
   try {
@@ -120,6 +121,7 @@ async function saveBackup(file: string, force: boolean, write: (sink: Writable, 
     // Closed (and so created, if its opening was under way) before it is removed: nothing is left behind.
     if (!sink.closed) await new Promise<void>((done) => sink.once('close', () => done()).destroy());
     await rm(partial, { force: true });
+    await folders.removeIfEmpty();
     throw error;
   }
 }

@@ -3,13 +3,14 @@
  * complete and checked (`tms restore`, `tms copy-store`): a LevelDB folder is written beside the target and
  * renamed into place; a PostgreSQL store is written in a schema of its own and swapped in in one transaction.
  */
-import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isEmptyStore } from '../store/copy-store.ts';
 import {
   createStagingSchema, dropStagingSchema, dropStagingSql, newStagingSchemaName, stagingSchemas, swapIn, targetClocks, TargetChangedError,
 } from '../store/postgres/staging-schema.ts';
 import { openStorage, StoreOpenError, type Storage, type StorageOptions } from '../store/storage.ts';
+import { makeParentFolders } from './parent-folders.ts';
 
 /** An expected failure: one line naming the cause and the fix, exit code 1, no stack trace. */
 export class Refusal extends Error {}
@@ -55,14 +56,17 @@ export async function stageFolder(dataDir: string, write: StagedWrite): Promise<
   await assertNewFolder(dataDir, write);
   const target = resolve(dataDir);
   const folder = join(dirname(target), `.${basename(target)}.staging-${process.pid}`);
-  await mkdir(dirname(folder), { recursive: true });
+  const folders = await makeParentFolders(folder);
   return {
     spec: { dataDir: folder, create: true },
     async putInPlace() {
       if (await stat(target).catch(() => undefined)) await rmdir(target);
       await rename(folder, target);
     },
-    discard: () => rm(folder, { recursive: true, force: true }),
+    async discard() {
+      await rm(folder, { recursive: true, force: true });
+      await folders.removeIfEmpty();
+    },
   };
 }
 

@@ -112,6 +112,9 @@ test('tms restore refuses a truncated, a damaged, a foreign and a missing file w
       else assert.is(await stat(target).catch(() => undefined), undefined, `${name}: the target folder was not made`);
     }
     assert.equal((await readdir(dir)).filter((name) => name.includes('restoring')), [], 'no staging folder left behind');
+    const deep = await tms(['restore', join(dir, 'truncated.tmsbackup'), '--data-dir', join(dir, 'absent', 'deeper', 'store')]);
+    assert.match(refusal(deep), /is damaged/);
+    assert.is(await stat(join(dir, 'absent')).catch(() => undefined), undefined, 'the folders made above the target are taken away again');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -230,8 +233,13 @@ test('GET /v1/admin/backup: 401 without a key, 403 for a key without admin, in t
     await server.stop();
     await rm(dir, { recursive: true, force: true });
   }
-  const gone = await tms(['backup', join(dir, 'b.tmsbackup'), '--url', `http://127.0.0.1:${server.port}`, '--key', ADMIN_KEY]);
-  assert.match(refusal(gone), /^error: cannot reach tms at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start the service, or give its address with --url$/);
+  try {
+    const gone = await tms(['backup', join(dir, 'deeper', 'b.tmsbackup'), '--url', `http://127.0.0.1:${server.port}`, '--key', ADMIN_KEY]);
+    assert.match(refusal(gone), /^error: cannot reach tms at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start the service, or give its address with --url$/);
+    assert.is(await stat(dir).catch(() => undefined), undefined, 'the folders named for the backup are not left behind');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('a backup stream cut short, or not a backup at all, keeps no file and says so in one line', async () => {
@@ -256,7 +264,7 @@ test('a backup stream cut short, or not a backup at all, keeps no file and says 
     answer = 'html';
     const html = await tms(['backup', file, '--url', url, '--key', ADMIN_KEY]);
     assert.match(refusal(html), /^error: the service at http:\/\/127\.0\.0\.1:\d+ answered with something that is not a tms backup; check that --url names the tms service itself \(nothing was kept\)$/);
-    assert.equal(await readdir(join(dir, 'out')), [], 'no file, not even a partial one');
+    assert.is(await stat(join(dir, 'out')).catch(() => undefined), undefined, 'no file, not even a partial one, and not the folder made for it');
   } finally {
     server.close();
     await rm(dir, { recursive: true, force: true });
