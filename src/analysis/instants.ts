@@ -27,6 +27,12 @@ export function instantPoint(seconds: bigint, nanos: number): InstantPoint {
   return { seconds: Number(held), nanos: Number(seconds - held) * NANOS_PER_SECOND + nanos };
 }
 
+/** The instant a point stands for, as whole seconds since the epoch and nanos 0..999 999 999: `instantPoint` undone. */
+export function pointInstant(point: InstantPoint): { seconds: bigint; nanos: number } {
+  const carried = Math.floor(point.nanos / NANOS_PER_SECOND);
+  return { seconds: BigInt(point.seconds) + BigInt(carried), nanos: point.nanos - carried * NANOS_PER_SECOND };
+}
+
 /**
  * Inclusive at both ends, like the `time_range` it comes from. Shaped like `Interval` from src/time (whose
  * instants carry bigint seconds), so a parsed time_range is passed as it is.

@@ -4,15 +4,15 @@
  * version, and the batch that replaces it deletes its old time entry: the store's time index keeps one entry
  * per event, at the time it was last loaded with.
  */
-import { instantPoint } from '../analysis/instants.ts';
-import { encodeInstantKey, formatInstant, parseInstant, type Instant } from '../time/index.ts';
-import { decodeRecord, encodeRecord } from './event-codec.ts';
+import { instantPoint, pointInstant } from '../analysis/instants.ts';
+import { encodeInstantKey, formatInstant, type Instant } from '../time/index.ts';
+import { encodeRecord } from './event-codec.ts';
 import type { GenesisAccumulator } from './genesis-snapshot.ts';
 import { encodeTimeEntry } from './genesis-time-entry.ts';
 import { checkId } from './ids.ts';
 import { sortKey, Tag, timeIndexPrefix, versionKey } from './keys.ts';
 import { locationWords } from './location-words.ts';
-import type { OrderedKeyValueStore, PutOp, WriteOp } from './ordered-kv.ts';
+import type { PutOp, WriteOp } from './ordered-kv.ts';
 import type { EventRecord, GenesisEvent } from './types.ts';
 
 export class GenesisLoadBatch {
@@ -22,8 +22,6 @@ export class GenesisLoadBatch {
   private readonly positions = new Map<string, number>();
   /** Event id → its time entry as the store held it before the batch. */
   private stale = new Map<string, Buffer>();
-  /** Events the store held before the batch at a time beyond ±2^53 s: their entries are read from their records at `take`. */
-  private unknownStale: string[] = [];
   private readonly timePrefix: Buffer;
 
   /** `accumulator`: the load's, to which `add` adds each event; it holds the time each event was last loaded with. */
@@ -67,31 +65,20 @@ export class GenesisLoadBatch {
    * The batch's writes, with the deletion of every time entry it replaces (an entry it writes again is kept); the
    * batch is empty afterwards.
    */
-  async take(kv: OrderedKeyValueStore): Promise<{ puts: PutOp[]; dels: WriteOp[] }> {
+  take(): { puts: PutOp[]; dels: WriteOp[] } {
     const { puts, positions, stale } = this;
-    if (this.unknownStale.length > 0) {
-      // The versions the batch replaces: the store holds them until the batch is written.
-      const before = await kv.getMany(this.unknownStale.map((eventId) => versionKey(Tag.version, this.level, eventId, 0)));
-      this.unknownStale.forEach((eventId, i) => {
-        const bytes = before[i];
-        if (bytes) stale.set(eventId, this.timeKey(parseInstant(decodeRecord(bytes).time), eventId));
-      });
-    }
     const dels: WriteOp[] = [];
     for (const [eventId, key] of stale) if (!key.equals(puts[positions.get(eventId)! + 1]!.key)) dels.push({ type: 'del', key });
     this.puts = [];
     positions.clear();
     this.stale = new Map();
-    this.unknownStale = [];
     return { puts, dels };
   }
 
   /** An event new to the batch that the store already holds: its time entry there is to go. */
   private noteStale(eventId: string): void {
     const before = this.accumulator.timeOf(eventId);
-    if (before === undefined) return;
-    if (Math.abs(before.seconds) > Number.MAX_SAFE_INTEGER) this.unknownStale.push(eventId);
-    else this.stale.set(eventId, this.timeKey({ seconds: BigInt(before.seconds), nanos: before.nanos, fractionDigits: 0 }, eventId));
+    if (before !== undefined) this.stale.set(eventId, this.timeKey({ ...pointInstant(before), fractionDigits: 0 }, eventId));
   }
 
   private timeKey(time: Instant, eventId: string): Buffer {

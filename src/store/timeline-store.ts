@@ -972,7 +972,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       loaded += 1;
     };
     const flush = async (): Promise<void> => {
-      await this.writeLoadBatch(await batch.take(this.kv));
+      await this.writeLoadBatch(batch.take());
       options.onProgress?.(loaded);
     };
     try {
@@ -987,7 +987,7 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
           if (loaded % batchSize === 0) await flush();
         }
       }
-      const last = await batch.take(this.kv);
+      const last = batch.take();
       await this.finishGenesis(state, accumulator.build(), accumulator.frequentWords(), [...last.puts, ...last.dels]);
     } catch (error) {
       // Finished from what it wrote, as a load cut short is at the next open. Where that fails too (the store

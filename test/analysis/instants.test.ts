@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { compareInstantPoints, instantPoint } from '../../src/analysis/instants.ts';
+import { compareInstantPoints, instantPoint, pointInstant } from '../../src/analysis/instants.ts';
 import { MAX_EPOCH_SECONDS, MIN_EPOCH_SECONDS, parseInstant } from '../../src/time/index.ts';
 
 const SAFE = 2n ** 53n;
@@ -27,13 +27,14 @@ test('points of instants compare as the instants do, in every supported year', (
   );
 });
 
-test('a point is its instant exactly, and its nanos fit an Int32 (the graph\'s column)', () => {
+test('a point is its instant exactly, its nanos fit an Int32 (the graph\'s column), and pointInstant gives the instant back', () => {
   fc.assert(
     fc.property(instant, (a) => {
       const point = instantPoint(a.seconds, a.nanos);
       assert.is(BigInt(point.seconds) * 1_000_000_000n + BigInt(point.nanos), a.seconds * 1_000_000_000n + BigInt(a.nanos));
       assert.ok(Number.isInteger(point.seconds));
       assert.is(new Int32Array([point.nanos])[0], point.nanos);
+      assert.equal(pointInstant(point), { seconds: a.seconds, nanos: a.nanos });
     }),
     { numRuns: 5000 },
   );
