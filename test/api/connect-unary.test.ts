@@ -72,10 +72,43 @@ connect('an answer of 32 KiB or more is gzipped for a client that accepts gzip, 
   assert.ok(gunzipSync(zipped.body).equals(plain.body));
 });
 
-connect('unknown fields are ignored, and proto-JSON names in camelCase are read, as connect-node does', async ({ server }) => {
-  const res = await call(server, 'POST', SEARCH, { body: { timeRange: QUERY.time_range, pageSize: 2, not_a_field: 1 } });
+connect('proto-JSON names in camelCase are read, as connect-node reads them', async ({ server }) => {
+  const res = await call(server, 'POST', SEARCH, { body: { timeRange: QUERY.time_range, pageSize: 2 } });
   assert.is(res.status, 200);
   assert.is(res.json.events.length, 2);
+});
+
+connect('a member that names no field is refused by name, as REST refuses it, and the call does nothing', async ({ server }) => {
+  const typo = await call(server, 'POST', '/tms.v1.AnchorService/SetAnchor', { body: { timline_id: 'some-branch', timestamp: '2025-01-01T00:00:00Z' } });
+  assert.is(typo.status, 400);
+  assert.is(typo.json.code, 'invalid_argument');
+  assert.is(typo.json.message, 'timline_id: unknown field');
+  assert.equal(typo.json.details.map((detail: { debug: unknown }) => detail.debug), [{ field: 'timline_id', description: 'unknown field' }]);
+  const nested = await call(server, 'POST', '/tms.v1.EventService/ManipulateEvent', {
+    body: { event_id: 'storming-of-the-bastille', new_outcome: { description: 'x', changes: [{ actio: 'cancel' }] } },
+  });
+  assert.is(nested.status, 400);
+  assert.is(nested.json.message, 'new_outcome.changes[0].actio: unknown field');
+  const bastille = await call(server, 'GET', '/v1/search-events', { body: { location: 'Paris', time_range: '1789-07-14T00:00:00Z/P1D' } });
+  assert.equal(
+    bastille.json.events.map((event: { event_id: string; status: string }) => [event.event_id, event.status]),
+    [['storming-of-the-bastille', 'original']],
+    'the event was not manipulated',
+  );
+
+  // Compressed (connect-node reads it) and gRPC-Web JSON: refused too, in protobuf-es's words, which name the member.
+  const json = Buffer.from(JSON.stringify({ ...QUERY, timelin_id: 'x' }));
+  const zipped = await post(server.port, SEARCH, gzipSync(json), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+  assert.is(zipped.status, 400);
+  assert.is(JSON.parse(zipped.body.toString()).code, 'invalid_argument');
+  assert.match(JSON.parse(zipped.body.toString()).message, /key "timelin_id" is unknown/);
+  const envelope = Buffer.alloc(5);
+  envelope.writeUInt32BE(json.length, 1);
+  const web = await post(server.port, SEARCH, Buffer.concat([envelope, json]), { 'content-type': 'application/grpc-web+json' });
+  // gRPC-Web over HTTP/1.1: the status comes in the trailer frame that ends the body.
+  const trailers = web.body.subarray(5).toString();
+  assert.match(trailers, /^grpc-status: 3$/m, 'INVALID_ARGUMENT');
+  assert.match(decodeURIComponent(trailers), /key "timelin_id" is unknown/);
 });
 
 const refusals: [string, string | Buffer, Record<string, string>, number, string, string][] = [

@@ -10,11 +10,11 @@ const UNSET = Symbol('unset');
 
 /**
  * A Connect JSON request body as the operation's input: what
- * `toJson(schema, fromJsonString(schema, text, { ignoreUnknownFields: true }), { useProtoFieldName: true })` gives,
- * without building the message between. It reads fields under their proto or JSON names and skips unknown
- * keys, as connect-node does. It covers the API's plain shapes and answers undefined for anything else (text that
- * is no JSON, a member named twice in one object, a number as a string, a field under both its names, a null in a
- * list), which the caller leaves to protobuf-es to read or to refuse in its own words.
+ * `toJson(schema, fromJsonString(schema, text), { useProtoFieldName: true })` gives, without building the message
+ * between. It reads fields under their proto or JSON names. It covers the API's plain shapes and answers
+ * undefined for anything else (text that is no JSON, a member that names no field, a member named twice in one
+ * object, a number as a string, a field under both its names, a null in a list), which the caller leaves to
+ * protobuf-es to read or to refuse in its own words.
  */
 export function jsonRequestFields(schema: DescMessage): (text: string) => Record<string, unknown> | undefined {
   const read = compile(schema, new Map());
@@ -83,6 +83,7 @@ function compile(schema: DescMessage, compiled: Map<DescMessage, Reader | undefi
   }
   const self: Reader = (json) => {
     const out: Record<string, unknown> = {};
+    let members = 0;
     for (const { name, jsonName, read } of fields) {
       let value = json[name];
       if (jsonName !== undefined) {
@@ -93,11 +94,13 @@ function compile(schema: DescMessage, compiled: Map<DescMessage, Reader | undefi
         }
       }
       if (value === undefined) continue;
+      members += 1;
       const field = read(value);
       if (field === DECLINE) return undefined;
       if (field !== UNSET) out[name] = field;
     }
-    return out;
+    // A member that names no field: left to protobuf-es, which refuses it.
+    return members === Object.keys(json).length ? out : undefined;
   };
   compiled.set(schema, self);
   return self;
@@ -139,4 +142,27 @@ function fieldReader(field: DescField, compiled: Map<DescMessage, Reader | undef
 function messageReader(schema: DescMessage, compiled: Map<DescMessage, Reader | undefined>): ValueReader | undefined {
   const read = compile(schema, compiled);
   return read && ((value) => (isObject(value) ? (read(value) ?? DECLINE) : DECLINE));
+}
+
+/**
+ * Where the first member that names no field is in a parsed JSON request, as REST names fields
+ * (`new_outcome.changes[0].actio`); undefined when every member names a field of its message.
+ */
+export function unknownFieldPath(schema: DescMessage, json: unknown, path = ''): string | undefined {
+  if (!isObject(json) || schema.typeName.startsWith('google.protobuf.')) return undefined;
+  for (const [key, value] of Object.entries(json)) {
+    const field = schema.fields.find((candidate) => candidate.name === key || candidate.jsonName === key);
+    const at = path === '' ? key : `${path}.${key}`;
+    if (!field) return at;
+    if (field.fieldKind === 'message') {
+      const inner = unknownFieldPath(field.message, value, at);
+      if (inner) return inner;
+    } else if (field.fieldKind === 'list' && field.listKind === 'message' && Array.isArray(value)) {
+      for (const [i, item] of value.entries()) {
+        const inner = unknownFieldPath(field.message, item, `${at}[${i}]`);
+        if (inner) return inner;
+      }
+    }
+  }
+  return undefined;
 }

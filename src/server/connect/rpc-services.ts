@@ -6,8 +6,11 @@ import { encodedOnce } from '../../api/reusable-output.ts';
 import { toConnectError } from '../errors.ts';
 import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 
-/** Connect JSON uses the spec's snake_case names, exactly as REST does, and shows every field. */
-export const RPC_JSON_OPTIONS = { useProtoFieldName: true, alwaysEmitImplicit: true } as const;
+/**
+ * Connect JSON uses the spec's snake_case names, exactly as REST does, and shows every field. A request member
+ * that names no field is refused, as REST refuses it (connect-node would ignore it).
+ */
+export const RPC_JSON_OPTIONS = { useProtoFieldName: true, alwaysEmitImplicit: true, ignoreUnknownFields: false } as const;
 
 /** Per-request values the Node adapter hands to every RPC handler. */
 export const requestStateKey = createContextKey<RequestState | undefined>(undefined);

@@ -9,9 +9,9 @@ import type { RequestState } from '../request-state.ts';
 import { binaryFields, invokeUnary, messageFields, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
 import { closeIfBodyUnread, headerValue, readBody, sendError } from '../http-io.ts';
 import { unsupportedContentType } from '../errors.ts';
-import { jsonRequestFields } from './json-request.ts';
+import { jsonRequestFields, unknownFieldPath } from './json-request.ts';
 import { RPC_JSON_OPTIONS } from './rpc-services.ts';
-import { ApiError, fieldViolation } from '../../domain/errors.ts';
+import { ApiError, fieldViolation, invalidArgument } from '../../domain/errors.ts';
 
 const UNARY_JSON = /^application\/json(?:; ?charset=utf-?8)?$/i;
 const UNARY_PROTO = /^application\/proto$/i;
@@ -20,6 +20,8 @@ const STREAMING_CONNECT = /^application\/connect\+/i;
 const compressors = { gzip: promisify(gzip), br: promisify(brotliCompress) } as const;
 type Encoding = keyof typeof compressors;
 const textDecoder = new TextDecoder();
+/** protobuf-es's words for a JSON member that names no field of its message. */
+const UNKNOWN_KEY = /: key ".*" is unknown$/;
 
 /**
  * Connect unary calls (JSON or binary, an uncompressed request body) served without connect-node's handler
@@ -99,14 +101,16 @@ function jsonFields(method: DescMethod, bytes: Uint8Array): unknown {
   const text = textDecoder.decode(bytes);
   let reader = jsonReaders.get(method);
   if (!reader) jsonReaders.set(method, (reader = jsonRequestFields(method.input)));
-  return reader(text) ?? messageFields(method, readJson(() => fromJsonString(method.input, text, { ignoreUnknownFields: true })));
+  return reader(text) ?? messageFields(method, readJson(method, text));
 }
 
-/** The message protobuf-es reads; what it cannot read fails with its words. */
-function readJson(read: () => Message): Message {
+/** The message protobuf-es reads; what it cannot read fails with its words, a member that names no field as REST says it. */
+function readJson(method: DescMethod, text: string): Message {
   try {
-    return read();
+    return fromJsonString(method.input, text);
   } catch (error) {
+    const unknown = UNKNOWN_KEY.test((error as Error).message) ? unknownFieldPath(method.input, JSON.parse(text)) : undefined;
+    if (unknown) throw invalidArgument(unknown, 'unknown field');
     // protobuf-es says which field it could not read: like every bad field, it becomes a FieldViolation.
     const cause = error instanceof Error ? error.cause : undefined;
     if (isFieldError(cause)) throw new ApiError('invalid_argument', (error as Error).message, [fieldViolation(cause.field().name, cause.message)]);
