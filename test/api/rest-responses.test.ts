@@ -304,6 +304,32 @@ responses('check-timeline compares with the event as primary first recorded it: 
   assert.equal(onBranch.json.differences, []);
 });
 
+responses('check-timeline by text answers as by id: an event changed or prevented on primary is still intact on a branch made before', async ({ server }) => {
+  const before = await ok(call(server, 'POST', '/v1/create-timeline', { body: { base_timeline_id: 'primary', description: 'before the changes' } }));
+  const branch = before.json.timeline_id as string;
+  await ok(call(server, 'POST', '/api/v1/manipulate-event', { body: { event_id: 'storming-of-the-bastille', action: 'reschedule', time: '1789-07-15T12:00:00Z' } }));
+  await ok(call(server, 'POST', '/api/v1/manipulate-event', { body: { event_id: 'fall-of-robespierre', action: 'prevent', time: '1794-07-27T12:00:00Z' } }));
+  const check = async (timelineId: string, significant: string) =>
+    (await ok(call(server, 'GET', '/api/v1/check-timeline', { body: { timeline_id: timelineId, significant_event: significant } }))).json;
+  for (const [id, text] of [['storming-of-the-bastille', 'Bastille'], ['fall-of-robespierre', 'robespierre']] as const) {
+    const byText = await check(branch, text);
+    assert.is(byText.state, 'intact', `${text} on the branch: ${byText.status}`);
+    assert.is(byText.primary_event.event_id, id);
+    assert.equal(byText, await check(branch, id), `${text} and ${id} give one answer on the branch`);
+  }
+  assert.equal(await check('primary', 'Bastille'), await check('primary', 'storming-of-the-bastille'), 'text and id give one answer on primary');
+  assert.is((await check('primary', 'Bastille')).state, 'altered');
+  // Text matches events that happen on primary or on the timeline asked about: one prevented on both is found by id alone.
+  assert.is((await check('primary', 'fall-of-robespierre')).state, 'absent');
+  assert.equal(await check('primary', 'robespierre'), {
+    status: 'No event matching "robespierre" happens on primary or on timeline "primary"',
+    state: 'absent',
+    differences: [],
+  });
+  const nowhere = await check(branch, 'no such words anywhere');
+  assert.equal(nowhere, { status: `No event matching "no such words anywhere" happens on primary or on timeline "${branch}"`, state: 'absent', differences: [] });
+});
+
 // --- 6. x-request-id ------------------------------------------------------------------------------------------
 
 responses('x-request-id on a 400, a 401, a 404 (unknown id) and a 404 (unknown route)', async ({ server }) => {

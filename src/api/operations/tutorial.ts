@@ -81,19 +81,39 @@ async function standingVersion(deps: OperationDeps, timelineId: string, eventId:
   return event;
 }
 
-async function findSignificantEvent(deps: OperationDeps, text: string): Promise<EventRecord | undefined> {
+/** The version a chain of changes on a timeline began with: the event as first recorded. */
+async function firstVersion(deps: OperationDeps, timelineId: string, event: EventRecord): Promise<EventRecord | undefined> {
+  let version: EventRecord | undefined = event;
+  for (let hops = 0; version?.supersedes && hops < 1000; hops++) version = await deps.store.getEvent(timelineId, version.supersedes);
+  return version;
+}
+
+/**
+ * The event `text` names, as primary first recorded it: an event id, or else the first event in time order whose
+ * description contains the text, on primary and then on the timeline asked about. A match is any version of the
+ * event (primary may have changed or cancelled it, the timeline may keep it as it was), and the answer is always its
+ * first version on primary, so the id and the text of one event find the same record.
+ */
+async function findSignificantEvent(deps: OperationDeps, timelineId: string, text: string): Promise<EventRecord | undefined> {
   const byId = await deps.store.getEvent(PRIMARY_TIMELINE_ID, text);
-  if (byId) return byId;
+  if (byId) return firstVersion(deps, PRIMARY_TIMELINE_ID, byId);
   const needle = text.toLowerCase();
-  let cursor: string | undefined;
-  // Descriptions are not indexed: this scan is bounded, and an id is the fast, exact way to ask.
-  for (let scanned = 0; scanned < 100_000; ) {
-    const page = await deps.store.search(PRIMARY_TIMELINE_ID, { words: [], pageSize: 1000, cursor });
-    const hit = page.events.find((e) => e.description.toLowerCase().includes(needle));
-    if (hit) return hit;
-    scanned += page.events.length;
-    if (!page.nextCursor) return undefined;
-    cursor = page.nextCursor;
+  for (const where of new Set([PRIMARY_TIMELINE_ID, timelineId])) {
+    let cursor: string | undefined;
+    // Descriptions are not indexed: each scan is bounded, and an id is the fast, exact way to ask.
+    for (let scanned = 0; scanned < 100_000; ) {
+      const page = await deps.store.search(where, { words: [], pageSize: 1000, cursor });
+      for (const hit of page.events) {
+        if (!hit.description.toLowerCase().includes(needle)) continue;
+        const first = await firstVersion(deps, where, hit);
+        // An event made on the timeline itself has no record on primary to compare with.
+        const onPrimary = first && (await deps.store.getEvent(PRIMARY_TIMELINE_ID, first.event_id));
+        if (onPrimary) return onPrimary;
+      }
+      scanned += page.events.length;
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
   }
   return undefined;
 }
@@ -102,9 +122,13 @@ const COMPARED = ['description', 'time', 'location'] as const;
 
 async function checkTimeline(deps: OperationDeps, ctx: RequestContext, input: z.output<typeof checkTimelineInput>): Promise<object> {
   await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
-  const original = await findSignificantEvent(deps, input.significant_event);
+  const original = await findSignificantEvent(deps, input.timeline_id, input.significant_event);
   if (!original) {
-    return { status: `No event matching "${input.significant_event}" exists on primary`, state: 'absent', differences: [] };
+    return {
+      status: `No event matching "${input.significant_event}" happens on primary or on timeline "${input.timeline_id}"`,
+      state: 'absent',
+      differences: [],
+    };
   }
   const standing = await standingVersion(deps, input.timeline_id, original.event_id);
   const primaryEvent = eventJson(original, ctx.principal);
