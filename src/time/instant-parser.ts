@@ -1,5 +1,5 @@
-import { daysFromCivil, daysInMonth } from './calendar.ts';
-import { epochSecondsFrom } from './epoch-seconds.ts';
+import { daysFromCivil, daysInMonth, MAX_YEAR, MIN_YEAR } from './calendar.ts';
+import { epochSecondsFrom, MAX_EPOCH_SECONDS, MIN_EPOCH_SECONDS } from './epoch-seconds.ts';
 import { quoteInput, TimeFormatError } from './errors.ts';
 import type { Instant } from './instant.ts';
 
@@ -167,5 +167,8 @@ export function parseInstant(text: string): Instant {
 
   const days = daysFromCivil(year, month, day);
   const seconds = epochSecondsFrom(days, hour * 3600 + minute * 60 + second - offsetSeconds);
+  if (seconds < MIN_EPOCH_SECONDS || seconds > MAX_EPOCH_SECONDS) {
+    throw fail(text, `in UTC it falls outside the supported years ${MIN_YEAR} to +${MAX_YEAR}`);
+  }
   return { seconds, nanos, fractionDigits };
 }

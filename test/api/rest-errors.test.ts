@@ -188,6 +188,19 @@ errors('bad timestamps name the nested field', async ({ server }) => {
   expectError(await call(server, 'POST', '/api/v1/travel', { body: { destination_time: '1969-07-20', location: 'Houston' } }), 400, 'invalid_argument', 'destination_time');
 });
 
+errors('a timestamp that its offset moves beyond the supported years is refused, and nothing is written', async ({ server }) => {
+  for (const timestamp of ['-999999999-01-01T00:00:00+01:00', '+999999999-12-31T23:59:59-01:00']) {
+    const res = await call(server, 'POST', '/v1/set-anchor', { body: { timestamp, description: 'd' } });
+    expectError(res, 400, 'invalid_argument', 'timestamp');
+    assert.match(res.json.message, /in UTC it falls outside the supported years -999999999 to \+999999999/);
+  }
+  const travel = await call(server, 'POST', '/api/v1/travel', { body: { destination_time: '+999999999-12-31T23:00:00-02:00', location: 'Houston' } });
+  expectError(travel, 400, 'invalid_argument', 'destination_time');
+  const check = await call(server, 'GET', '/v1/check-paradox', { body: { timeline_id: 'primary' } });
+  assert.is(check.status, 200, check.text);
+  assert.is(check.json.figures.anchors_analysed, 0, 'no anchor was set');
+});
+
 errors('unknown fields are refused by name', async ({ server }) => {
   expectError(await call(server, 'GET', '/v1/search-events', { body: { location: 'paris', timelin_id: 'primary' } }), 400, 'invalid_argument', 'timelin_id');
   expectError(await call(server, 'GET', '/v1/search-events?colour=blue'), 400, 'invalid_argument', 'colour');

@@ -132,6 +132,8 @@ const rejected: Array<[input: string, reason: string]> = [
   ['now', 'expected a 4-digit year but found "n" at character 1'],
   ['1714566640', 'a year of more than 4 digits needs a sign'],
   ['20250101T000000Z', 'the ISO 8601 basic form (no "-" or ":") is not accepted; use the extended form, e.g. 2025-01-01T00:00:00Z'],
+  ['-999999999-01-01T00:00:00+01:00', 'in UTC it falls outside the supported years -999999999 to +999999999'],
+  ['+999999999-12-31T23:59:59-00:01', 'in UTC it falls outside the supported years -999999999 to +999999999'],
   ['2025-01-01T00:00:00 02:00', 'a space where the offset\'s sign should be (in a query string, a "+" sent unencoded arrives as a space: send it as %2B)'],
 ];
 
