@@ -54,6 +54,11 @@ export function unsupportedContentType(expected: string, got: string | undefined
   return new ApiError('invalid_argument', `${REQUEST_BODY}: ${problem}`, [fieldViolation(REQUEST_BODY, problem)], 'unsupported_content_type');
 }
 
+/** A body in a content coding that the path does not read (`Content-Encoding: gzip`): 415, as RFC 9110 has it. */
+export function unsupportedContentEncoding(got: string): ApiError {
+  const problem = `Content-Encoding ${JSON.stringify(got)} is not supported; send the body uncompressed`;
+  return new ApiError('invalid_argument', `${REQUEST_BODY}: ${problem}`, [fieldViolation(REQUEST_BODY, problem)], 'unsupported_content_type');
+}
 
 /** Anything thrown while serving becomes an ApiError; unexpected errors never leak their text. */
 export function toApiError(error: unknown): ApiError {

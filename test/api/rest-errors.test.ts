@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
@@ -199,6 +200,43 @@ errors('a timestamp that its offset moves beyond the supported years is refused,
   const check = await call(server, 'GET', '/v1/check-paradox', { body: { timeline_id: 'primary' } });
   assert.is(check.status, 200, check.text);
   assert.is(check.json.figures.anchors_analysed, 0, 'no anchor was set');
+});
+
+errors('a body JSON.parse would read with a loss is refused by name, and nothing is written', async ({ server }) => {
+  const twice = await call(server, 'GET', '/v1/search-events', { rawBody: '{"location":"paris","location":"rome"}' });
+  expectError(twice, 400, 'invalid_argument', 'location');
+  assert.is(twice.json.message, 'location: given twice in one object of the body');
+  const nestedTwice = await call(server, 'POST', '/v1/manipulate-event', {
+    rawBody: '{"event_id":"moon-landing","new_outcome":{"description":"a","description":"b","changes":[]}}',
+  });
+  expectError(nestedTwice, 400, 'invalid_argument', 'description');
+
+  const notUtf8 = await call(server, 'POST', '/v1/create-timeline', {
+    rawBody: Buffer.concat([Buffer.from('{"base_timeline_id":"primary","description":"a '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+  });
+  expectError(notUtf8, 400, 'invalid_argument', 'request body');
+  assert.is(notUtf8.json.message, 'request body: not valid UTF-8');
+
+  const lone = await call(server, 'POST', '/v1/create-timeline', { rawBody: '{"base_timeline_id":"primary","description":"x \\ud800"}' });
+  expectError(lone, 400, 'invalid_argument', 'description');
+  assert.match(lone.json.message, /unpaired surrogate/);
+  const loneNested = await call(server, 'POST', '/v1/manipulate-event', {
+    rawBody: '{"event_id":"moon-landing","new_outcome":{"description":"a","changes":[{"action":"cancel"},{"action":"\\udc00x"}]}}',
+  });
+  expectError(loneNested, 400, 'invalid_argument', 'new_outcome.changes[1].action');
+  const paired = await call(server, 'GET', '/v1/search-events', { rawBody: '{"location":"\\ud83d\\ude00"}' });
+  assert.is(paired.status, 200, `a surrogate pair is a character: ${paired.text}`);
+
+  const zipped = await call(server, 'POST', '/v1/create-timeline', {
+    rawBody: gzipSync('{"base_timeline_id":"primary","description":"zipped"}'),
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+  });
+  expectError(zipped, 415, 'invalid_argument', 'request body');
+  assert.is(zipped.json.message, 'request body: Content-Encoding "gzip" is not supported; send the body uncompressed');
+
+  const timelines = await call(server, 'POST', '/tms.v1.TimelineService/ListTimelines', { body: {} });
+  assert.is(timelines.status, 200, `every timeline still reads over Connect: ${timelines.text}`);
+  assert.equal(timelines.json.timelines.map((timeline: { timeline_id: string }) => timeline.timeline_id), ['primary'], 'no timeline was created');
 });
 
 errors('unknown fields are refused by name', async ({ server }) => {

@@ -1,4 +1,5 @@
 import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { namesAMemberTwice } from '../json-members.ts';
 import { DECLINE, hasImplicitPresence, isObject, isStringMap, plainList, plainScalar, plainScalarValue, plainStringMap, type PlainConversion } from '../reply-encoding/plain-values.ts';
 
 /** A message's set fields by proto field name; undefined when a value is not in its plain form. */
@@ -28,42 +29,6 @@ export function jsonRequestFields(schema: DescMessage): (text: string) => Record
     }
     return isObject(json) && !namesAMemberTwice(text, json) ? read(json) : undefined;
   };
-}
-
-/**
- * Whether some object in the text has two members of one name, which `JSON.parse` merges (the last wins) and
- * protobuf-es refuses. The text is valid JSON, so each member has the one colon outside strings: the parsed
- * value holds fewer keys than the text has colons exactly when names were merged.
- */
-function namesAMemberTwice(text: string, parsed: unknown): boolean {
-  let colons = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    if (char === QUOTE) {
-      for (i++; text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
-    } else if (char === COLON) {
-      colons++;
-    }
-  }
-  return colons !== memberCount(parsed);
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-
-/** The members of every object in a parsed value; without recursion, as a body may nest thousands deep. */
-function memberCount(parsed: unknown): number {
-  let count = 0;
-  const pending = [parsed];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    if (value === null || typeof value !== 'object') continue;
-    const items = Array.isArray(value) ? (value as unknown[]) : Object.values(value);
-    if (!Array.isArray(value)) count += items.length;
-    for (const item of items) pending.push(item);
-  }
-  return count;
 }
 
 /** `compiled` holds the messages compiled so far, so that a message that contains itself refers to itself. */

@@ -1,10 +1,12 @@
+import { isUtf8 } from 'node:buffer';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import type { RestRoute } from './routes.ts';
 import { invalidArgument } from '../../domain/errors.ts';
 import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
-import { REQUEST_BODY, unsupportedContentType } from '../errors.ts';
+import { REQUEST_BODY, unsupportedContentEncoding, unsupportedContentType } from '../errors.ts';
+import { namesAMemberTwice, repeatedMemberName, unpairedSurrogatePath } from '../json-members.ts';
 import { closeIfBodyUnread, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
 
 export interface RestDeps extends InvokeDeps {
@@ -30,7 +32,7 @@ export async function serveRest(
       deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error, closeIfBodyUnread(req)));
       const readsQuery = route.method === 'GET' || route.method === 'DELETE';
       if (query && !readsQuery) refuseQuery(route.method, query);
-      const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'));
+      const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'), headerValue(req, 'content-encoding'));
       return mergeFields(body, readsQuery ? query : '', params);
     });
     if (deadline?.expired) return;
@@ -58,20 +60,34 @@ function answerError(res: AnyResponse, state: RequestState, thrown: unknown, hea
   sendError(res, failedCall(state, thrown), { 'x-request-id': state.requestId, ...headers });
 }
 
-function parseJsonBody(raw: Buffer, contentType: string | undefined): Record<string, unknown> {
+/**
+ * The body as one JSON object, refused by name where `JSON.parse` would take it with a loss: bytes that are not
+ * UTF-8 (it would replace them), a member named twice in one object (it would keep the last), and an unpaired
+ * surrogate, which the answer's UTF-8 and protobuf cannot carry.
+ */
+function parseJsonBody(raw: Buffer, contentType: string | undefined, contentEncoding: string | undefined): Record<string, unknown> {
   if (raw.length === 0) return {};
   if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
     throw unsupportedContentType('application/json', contentType);
   }
+  if (contentEncoding && contentEncoding.trim().toLowerCase() !== 'identity') throw unsupportedContentEncoding(contentEncoding);
+  if (!isUtf8(raw)) throw invalidArgument(REQUEST_BODY, 'not valid UTF-8');
+  const text = raw.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     throw invalidArgument(REQUEST_BODY, `not valid JSON (${(error as Error).message})`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw invalidArgument(REQUEST_BODY, 'must be a JSON object');
   }
+  if (namesAMemberTwice(text, value)) {
+    const name = repeatedMemberName(text) ?? REQUEST_BODY;
+    throw invalidArgument(name, 'given twice in one object of the body');
+  }
+  const unpaired = unpairedSurrogatePath(text, value);
+  if (unpaired !== undefined) throw invalidArgument(unpaired || REQUEST_BODY, 'holds an unpaired surrogate (a lone \\ud800–\\udfff escape), which UTF-8 cannot carry');
   return value as Record<string, unknown>;
 }
 
