@@ -1,4 +1,5 @@
 import { invalidArgument } from '../domain/errors.ts';
+import { parseInstant, TimeFormatError, type Instant } from '../time/index.ts';
 import { isScope, sortScopes } from './principal.ts';
 import type { Scope } from './principal.ts';
 
@@ -44,12 +45,26 @@ export function checkKeyName(value: unknown, field = 'name'): string {
   return name;
 }
 
-/** An optional expiry, as an ISO 8601 timestamp in the future; returns epoch milliseconds or null. */
+/** The first instant a key cannot expire at: expiries are kept as epoch milliseconds, which a `Date` shows. */
+const EXPIRY_LIMIT = '10000-01-01T00:00:00Z';
+const EXPIRY_LIMIT_MS = Date.UTC(10000, 0, 1);
+
+/**
+ * An optional expiry, as an ISO 8601 timestamp in the future, read as every timestamp of the API is
+ * (`parseInstant`: an offset required, no rolled-over dates); returns epoch milliseconds, a fraction of a
+ * millisecond dropped, or null.
+ */
 export function parseExpiry(value: unknown, nowMs: number, field = 'expires_at'): number | null {
   if (value === undefined || value === null || value === '') return null;
-  if (typeof value !== 'string') throw invalidArgument(field, 'not an ISO 8601 timestamp');
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) throw invalidArgument(field, 'not an ISO 8601 timestamp');
+  let instant: Instant;
+  try {
+    instant = parseInstant(value as string);
+  } catch (error) {
+    if (error instanceof TimeFormatError) throw invalidArgument(field, error.message);
+    throw error;
+  }
+  if (instant.seconds >= BigInt(EXPIRY_LIMIT_MS / 1000)) throw invalidArgument(field, `must be before ${EXPIRY_LIMIT}`);
+  const ms = Number(instant.seconds) * 1000 + Math.floor(instant.nanos / 1_000_000);
   if (ms <= nowMs) throw invalidArgument(field, 'must be in the future');
   return ms;
 }

@@ -130,7 +130,11 @@ test('bad input names the field', async ({ h }) => {
     [{ name: '', scopes: ['read'] }, 'name: required'],
     [{ name: 'x', scopes: [] }, 'scopes: name at least one of read, write, admin'],
     [{ name: 'x', scopes: ['read', 'root'] }, 'scopes[1]: unknown scope "root"; use read, write or admin'],
-    [{ name: 'x', scopes: ['read'], expires_at: 'tomorrow' }, 'expires_at: not an ISO 8601 timestamp'],
+    [{ name: 'x', scopes: ['read'], expires_at: 'tomorrow' }, 'expires_at: not an ISO 8601 timestamp (expected YYYY-MM-DDTHH:MM:SS[.fffffffff]Z or an offset): got "tomorrow": expected a 4-digit year but found "t" at character 1'],
+    [{ name: 'x', scopes: ['read'], expires_at: 7 }, 'expires_at: not an ISO 8601 timestamp (expected YYYY-MM-DDTHH:MM:SS[.fffffffff]Z or an offset): got number, not a string'],
+    [{ name: 'x', scopes: ['read'], expires_at: '2099-02-30T00:00:00Z' }, 'expires_at: not an ISO 8601 timestamp (expected YYYY-MM-DDTHH:MM:SS[.fffffffff]Z or an offset): got "2099-02-30T00:00:00Z": day 30 is out of range 01-28 for this month'],
+    [{ name: 'x', scopes: ['read'], expires_at: '2099-01-01T00:00:00' }, 'expires_at: not an ISO 8601 timestamp (expected YYYY-MM-DDTHH:MM:SS[.fffffffff]Z or an offset): got "2099-01-01T00:00:00": a UTC offset is required (Z or ±HH:MM)'],
+    [{ name: 'x', scopes: ['read'], expires_at: '+999999999-01-01T00:00:00Z' }, 'expires_at: must be before 10000-01-01T00:00:00Z'],
     [{ name: 'x', scopes: ['read'], expires_at: '2001-01-01T00:00:00Z' }, 'expires_at: must be in the future'],
   ];
   for (const [input, message] of cases) {
@@ -185,6 +189,12 @@ test(`an account holds at most ${MAX_ACTIVE_KEYS} active keys; revoked and expir
   assert.is((await apiError(() => h.access.createKey(bob.principal, { name: 'full again', scopes: ['read'] }))).code, 'resource_exhausted');
   h.clock.advance(60_000);
   assert.ok(await h.access.createKey(bob.principal, { name: 'after an expiry', scopes: ['read'] }));
+});
+
+test('an expiry with an offset and nanoseconds is kept in UTC, to the millisecond', async ({ h }) => {
+  const bob = await makeAccount(h.access, 'bob', ['read']);
+  const key = await h.access.createKey(bob.principal, { name: 'offset', scopes: ['read'], expires_at: '2099-01-01T01:30:00.123456789+01:30' });
+  assert.is(key.expires_at, '2099-01-01T00:00:00.123Z');
 });
 
 test('a key stops working when it expires', async ({ h }) => {

@@ -323,7 +323,8 @@ export type CreateKeyRequest = Message<"tms.v1.CreateKeyRequest"> & {
   scopes: string[];
 
   /**
-   * ISO 8601 UTC timestamp; empty: the key does not expire.
+   * ISO 8601 timestamp with an offset, in the future and before year 10000, kept in UTC to the millisecond;
+   * empty: the key does not expire.
    *
    * @generated from field: string expires_at = 3;
    */
