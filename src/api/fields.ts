@@ -32,8 +32,8 @@ export const intervalField: z.ZodType<Interval, string> = z.string().transform((
 
 /** Query strings carry numbers as text; JSON bodies carry them as numbers. Both are accepted. */
 export const pageSizeField = z.preprocess(
-  (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
-  z.number().int('must be a whole number').min(1, 'must be at least 1'),
+  (value) => (typeof value === 'string' && /^[+-]?\d+(\.\d*)?$/.test(value) ? Number(value) : value),
+  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1'),
 );
 
 export const booleanField = z.preprocess(

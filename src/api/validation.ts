@@ -11,11 +11,15 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+const ZOD_OWN_WORDS = 'Invalid input';
+
 function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   switch (issue.code) {
     case 'invalid_type': {
       const got = valueAt(input, issue.path);
       if (got === undefined) return 'is required';
+      // A schema's own words (`must be a whole number`) say more than zod's, which start so.
+      if (!issue.message.startsWith(ZOD_OWN_WORDS)) return issue.message;
       return `expected ${issue.expected}, got ${typeName(got)}`;
     }
     case 'unrecognized_keys':

@@ -259,6 +259,17 @@ errors('unknown ids are 404 and name the id', async ({ server }) => {
 errors('page_size above the maximum and a forged page_token are refused', async ({ server }) => {
   expectError(await call(server, 'GET', '/v1/search-events?page_size=100000'), 400, 'invalid_argument', 'page_size');
   expectError(await call(server, 'GET', '/v1/search-events?page_size=0'), 400, 'invalid_argument', 'page_size');
+  // The query string and the body say the same of the same value.
+  for (const [query, body, message] of [
+    ['-1', -1, 'page_size: must be at least 1'],
+    ['1.5', 1.5, 'page_size: must be a whole number'],
+    ['ten', 'ten', 'page_size: must be a whole number'],
+  ] as const) {
+    assert.is((await call(server, 'GET', `/v1/search-events?page_size=${query}`)).json.message, message, `?page_size=${query}`);
+    assert.is((await call(server, 'GET', '/v1/search-events', { body: { page_size: body } })).json.message, message, `page_size: ${body}`);
+  }
+  const huge = await call(server, 'GET', '/v1/search-events', { rawBody: '{"page_size":1e400}' });
+  assert.is(huge.json.message, 'page_size: must be a whole number');
   expectError(await call(server, 'GET', '/v1/search-events?page_token=garbage!'), 400, 'invalid_argument', 'page_token');
 });
 
