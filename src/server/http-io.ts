@@ -1,5 +1,5 @@
 import type { AnyRequest, AnyResponse } from './one-port.ts';
-import type { ApiError } from '../domain/errors.ts';
+import { invalidArgument, type ApiError } from '../domain/errors.ts';
 import { isReusable } from '../api/reusable-output.ts';
 import { unpooled } from '../memory/unpooled.ts';
 import { bodyTooLarge, errorBody, httpStatusFor, retryAfterSeconds } from './errors.ts';
@@ -39,6 +39,7 @@ export function sendJson(res: AnyResponse, status: number, body: unknown, header
 export function sendError(res: AnyResponse, error: ApiError, headers: Record<string, string> = {}): void {
   const retryAfter = retryAfterSeconds(error);
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  if (error.code === 'unauthenticated') headers['www-authenticate'] = BEARER_CHALLENGE;
   sendJson(res, httpStatusFor(error), errorBody(error), headers);
 }
 
@@ -86,4 +87,19 @@ export function readBody(req: AnyRequest, limit: number, tooLarge: (declared?: n
 export function headerValue(req: AnyRequest, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** What a 401 asks for (RFC 9110 requires the challenge; RFC 6750 gives its form). */
+export const BEARER_CHALLENGE = 'Bearer realm="tms"';
+
+/**
+ * The request's credential. Node keeps the first of two `Authorization` headers and drops the other; which one a
+ * client meant is a guess, so two are refused.
+ */
+export function authorizationHeader(req: AnyRequest): string | undefined {
+  const raw = req.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') seen++;
+  if (seen > 1) throw invalidArgument('Authorization', 'given more than once; send one credential');
+  return headerValue(req, 'authorization');
 }

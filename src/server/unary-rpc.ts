@@ -6,7 +6,7 @@ import { unpooled } from '../memory/unpooled.ts';
 import { jsonToBinary } from './reply-encoding/binary.ts';
 import { jsonReplyText } from './reply-encoding/json-text.ts';
 import { toApiError, toConnectError } from './errors.ts';
-import { dropBody, headerValue } from './http-io.ts';
+import { authorizationHeader, dropBody } from './http-io.ts';
 import { failedCall, invoke } from './invoke.ts';
 import { RPC_JSON_OPTIONS, responseMessage } from './connect/rpc-services.ts';
 import type { AnyRequest, AnyResponse } from './one-port.ts';
@@ -54,7 +54,7 @@ export function invokeUnary(
   input: Promise<unknown>,
 ): Promise<object> {
   input.catch(() => undefined);
-  const call = { rpc: `${method.parent.typeName}.${method.name}`, authorization: headerValue(req, 'authorization'), client: state.client, state };
+  const call = { rpc: `${method.parent.typeName}.${method.name}`, authorization: authorizationHeader(req), client: state.client, state };
   return withDeadline(
     invoke(options, call, () => input),
     tighterLimit(options.requestTimeoutMs, clientTimeoutMs, state.protocol === 'connect' ? 'connect-timeout-ms' : 'grpc-timeout'),

@@ -34,6 +34,40 @@ errors('a wrong key is 401 unauthenticated', async ({ server }) => {
   expectError(await call(server, 'GET', '/v1/search-events', { headers: { authorization: 'Basic abc' } }), 401, 'unauthenticated');
 });
 
+errors('a 401 names the scheme it takes in WWW-Authenticate, on REST and Connect', async ({ server }) => {
+  const rest = await call(server, 'GET', '/v1/search-events', { key: null });
+  assert.is(rest.status, 401);
+  assert.is(rest.headers['www-authenticate'], 'Bearer realm="tms"');
+  const rpc = await call(server, 'POST', '/tms.v1.EventService/SearchEvents', { body: {}, key: 'tms_not_a_real_key' });
+  assert.is(rpc.status, 401);
+  assert.is(rpc.headers['www-authenticate'], 'Bearer realm="tms"');
+  const refused = await call(server, 'GET', '/v1/search-events', { key: null, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  assert.is(refused.headers['www-authenticate'], undefined, 'only on a 401');
+});
+
+/** A request with two Authorization headers (Node's clients join or refuse them), read until the server closes. */
+function sendTwoCredentials(server: TestServer, requestLine: string, body: string): Promise<string> {
+  const socket = connect(server.port, '127.0.0.1');
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.setTimeout(5000, () => socket.destroy());
+  socket.write(
+    `${requestLine}\r\nHost: tms\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nauthorization: Bearer tms_not_a_real_key\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  return new Promise((resolve) => socket.once('close', () => resolve(text)));
+}
+
+errors('two Authorization headers are refused by name, on REST and Connect', async ({ server }) => {
+  for (const requestLine of ['GET /v1/search-events HTTP/1.1', 'POST /tms.v1.EventService/SearchEvents HTTP/1.1']) {
+    const answer = await sendTwoCredentials(server, requestLine, '{}');
+    assert.match(answer, /^HTTP\/1\.1 400 /, requestLine);
+    assert.match(answer, /"code":"invalid_argument"/);
+    assert.match(answer, /"message":"Authorization: given more than once; send one credential"/);
+  }
+});
+
 errors('unknown route is 404 and names the route', async ({ server }) => {
   const res = await call(server, 'GET', '/v1/no-such-thing');
   expectError(res, 404, 'not_found');

@@ -5,7 +5,7 @@ import type { PlainRoute } from '../http-handler.ts';
 import { hasScope, sortScopes } from '../../accounts/principal.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { writeBackup } from '../../store/backup.ts';
-import { headerValue, sendError } from '../http-io.ts';
+import { authorizationHeader, sendError } from '../http-io.ts';
 import { failedCall } from '../invoke.ts';
 
 export const BACKUP_PATH = '/v1/admin/backup';
@@ -21,7 +21,7 @@ export function backupRoute(storage: Storage, access: AccessControl, source: str
   return async (req, res, state) => {
     const headers = { 'x-request-id': state.requestId };
     try {
-      const principal = await access.identify(headerValue(req, 'authorization'), state.client);
+      const principal = await access.identify(authorizationHeader(req), state.client);
       state.credentialId = principal.credentialId;
       state.account = principal.account;
       if (!hasScope(principal, 'admin')) {

@@ -7,7 +7,7 @@ import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
 import { REQUEST_BODY, unsupportedContentEncoding, unsupportedContentType } from '../errors.ts';
 import { namesAMemberTwice, repeatedMemberName, unpairedSurrogatePath } from '../json-members.ts';
-import { closeIfBodyUnread, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
+import { authorizationHeader, closeIfBodyUnread, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
 
 export interface RestDeps extends InvokeDeps {
   bodyLimitBytes: number;
@@ -26,7 +26,7 @@ export async function serveRest(
 ): Promise<void> {
   let deadline: Deadline | undefined;
   try {
-    const call = { rpc: route.rpc, authorization: headerValue(req, 'authorization'), client: state.client, state };
+    const call = { rpc: route.rpc, authorization: authorizationHeader(req), client: state.client, state };
     const output = await invoke(deps, call, async () => {
       // The deadline covers reading the body too: a client trickling it cannot hold the request longer.
       deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error, closeIfBodyUnread(req)));
