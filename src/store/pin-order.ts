@@ -8,7 +8,8 @@ import { compareUtf8 } from './utf8-order.ts';
 /** The pin of each anchor record kept (records are frozen and replaced, never changed, so a pin stays true). */
 const pinOfRecord = new WeakMap<AnchorRecord, AnchorPin>();
 
-function pinOf(anchor: AnchorRecord): AnchorPin {
+/** The anchor's pin, made once per record; throws for a timestamp that is not one. */
+export function pinOf(anchor: AnchorRecord): AnchorPin {
   let pin = pinOfRecord.get(anchor);
   if (!pin) {
     const at = parseInstant(anchor.timestamp);

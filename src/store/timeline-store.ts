@@ -24,6 +24,7 @@ import { locationWords, sharedWordsCounts } from './location-words.ts';
 import { LocalCommitLog, type CommitLog, type LogHead } from './commit-log.ts';
 import { decodeNote, encodeNote, type ChangeNote } from './change-note.ts';
 import { AnchorIndex, type AnchorChange } from './anchor-index.ts';
+import { pinOf } from './pin-order.ts';
 import { FreshCheck } from './fresh-check.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
 import { SearchPageCache } from './search-cache.ts';
@@ -1103,8 +1104,10 @@ export class CopyOnWriteTimelineStore implements TimelineStore {
       const value = encodeRecord(anchor);
       ops.push({ type: 'put', key: levelKey(Tag.anchor, state.record.level, utf8(anchor.anchor_id)), value });
       ops.push({ type: 'put', key: tagKey(Tag.anchorOwner, anchor.anchor_id), value: utf8(anchor.timeline_id) });
-      // As a later read from storage would give it.
-      changes.push({ level: state.record.level, anchorId: anchor.anchor_id, record: decodeRecord<AnchorRecord>(value) });
+      // As a later read from storage would give it; its pin made now, so that applying the change after the write cannot fail.
+      const record = decodeRecord<AnchorRecord>(value);
+      pinOf(record);
+      changes.push({ level: state.record.level, anchorId: anchor.anchor_id, record });
       return { ops, note: { anchors: changes }, result: anchor, apply: () => this.anchors.apply(changes) };
     });
   }

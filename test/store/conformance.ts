@@ -505,6 +505,17 @@ export function runConformanceSuite(name: string, factory: StoreFactory): void {
     await rejects(store.putAnchor({ anchor_id: 'anc_3', timeline_id: 'nowhere', timestamp: '2024-01-01T00:00:00Z' }), 'not_found');
   });
 
+  test('an anchor whose timestamp is not one is refused before it is written, and the anchors read as before', async ({ store }) => {
+    await store.putAnchor({ anchor_id: 'anc_ok', timeline_id: 'primary', timestamp: '2024-01-01T00:00:00Z' });
+    assert.equal((await store.anchorPins('primary')).map((pin) => pin.anchorId), ['anc_ok'], 'pins held in memory');
+    let refused: unknown;
+    await store.putAnchor({ anchor_id: 'anc_bad', timeline_id: 'primary', timestamp: '+1000000000-01-01T00:00:00Z' }).catch((error: unknown) => (refused = error));
+    assert.instance(refused, Error);
+    assert.is(await store.getAnchor('anc_bad'), undefined);
+    assert.equal((await store.anchorPins('primary')).map((pin) => pin.anchorId), ['anc_ok']);
+    assert.equal((await store.listAnchors('primary')).map((anchor) => anchor.anchor_id), ['anc_ok']);
+  });
+
   test('anchor lists stay current and in id order through writes, moves and deletes', async ({ store }) => {
     const alt = await store.createTimeline({ kind: 'alternate', base_timeline_id: 'primary', description: '', variation: '', owner: 'u' });
     const anchorOn = (anchorId: string, timelineId: string, temperature = '20 °C') => ({ anchor_id: anchorId, timeline_id: timelineId, timestamp: '2024-01-01T00:00:00Z', environment: { temperature } });
