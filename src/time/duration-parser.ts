@@ -22,12 +22,14 @@ function digitAt(text: string, index: number): number {
 const DATE_DESIGNATORS = ['Y', 'M', 'W', 'D'] as const;
 const TIME_DESIGNATORS = ['H', 'M', 'S'] as const;
 const SECONDS_PER_TIME_UNIT = { H: 3600, M: 60, S: 1 } as const;
+/** In UTC, without leap seconds, a day is always 86 400 s; years and months vary, so they take no fraction. */
+const SECONDS_PER_DAY_UNIT = { W: 604_800, D: 86_400 } as const;
 
 /**
- * Parses an ISO 8601 duration such as P1Y2M10DT2H30M, P1W, PT90M, PT0.5S or P1DT12H. Designators may be
- * lower case. Only the last component, and only hours, minutes or seconds, may carry a fraction (up to 9
- * digits, `.` or `,`); a fraction of an hour or minute is folded into seconds. Negative durations are not
- * accepted.
+ * Parses an ISO 8601 duration such as P1Y2M10DT2H30M, P1W, PT90M, PT0.5S, P0.5D or P1DT12H. Designators may
+ * be lower case. Only the last component may carry a fraction (up to 9 digits, `.` or `,`), and not one of
+ * years or months, whose length varies; a fraction of a week, day, hour or minute is folded into seconds.
+ * Negative durations are not accepted.
  */
 export function parseDuration(text: string): Duration {
   if (typeof text !== 'string') throw new TimeFormatError(`${EXPECTED}: got ${typeof text}, not a string`);
@@ -85,8 +87,11 @@ export function parseDuration(text: string): Duration {
       assignTime(duration, designator as keyof typeof SECONDS_PER_TIME_UNIT, whole, fractionNanos);
       timeComponents += 1;
     } else {
-      if (sawFraction) throw fail(text, 'a fraction is only allowed on hours, minutes or seconds');
+      if (sawFraction && (designator === 'Y' || designator === 'M')) {
+        throw fail(text, 'a fraction of years or months is not allowed, as their length varies; give weeks, days or hours, e.g. P15D');
+      }
       assignDate(duration, designator, Number(whole));
+      if (designator === 'W' || designator === 'D') addFraction(duration, SECONDS_PER_DAY_UNIT[designator], fractionNanos);
     }
     components += 1;
     i += 1;
@@ -117,9 +122,14 @@ function assignTime(duration: Duration, designator: 'H' | 'M' | 'S', whole: bigi
   if (designator === 'H') duration.hours = Number(whole);
   else if (designator === 'M') duration.minutes = Number(whole);
   else duration.seconds = whole;
+  addFraction(duration, SECONDS_PER_TIME_UNIT[designator], fractionNanos);
+}
+
+/** Adds the last component's fraction (in billionths of its unit) as seconds and nanos. */
+function addFraction(duration: Duration, secondsPerUnit: number, fractionNanos: number): void {
   if (fractionNanos === 0) return;
-  // A fraction of an hour or minute is an exact number of nanoseconds (at most 9 digits × 3600).
-  const nanos = fractionNanos * SECONDS_PER_TIME_UNIT[designator];
+  // An exact number of nanoseconds: at most 9 digits × 604 800, within 2^53.
+  const nanos = fractionNanos * secondsPerUnit;
   const carrySeconds = Math.floor(nanos / 1_000_000_000);
   duration.seconds += BigInt(carrySeconds);
   duration.nanos = nanos - carrySeconds * 1_000_000_000;

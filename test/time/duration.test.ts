@@ -35,6 +35,12 @@ const parsed: Array<[text: string, expected: Partial<Duration>]> = [
   ['P0D', {}],
   ['p1y2m3w4dt5h6m7s', { years: 1, months: 2, weeks: 3, days: 4, hours: 5, minutes: 6, seconds: 7n }],
   ['PT999999999999999999S', { seconds: 999_999_999_999_999_999n }],
+  ['P0.5D', { seconds: 43_200n }],
+  ['P1.5D', { days: 1, seconds: 43_200n }],
+  ['P0,1W', { seconds: 60_480n }],
+  ['P2DT0.5S', { days: 2, nanos: 500_000_000 }],
+  ['P0.000000001D', { nanos: 86_400 }],
+  ['P1.999999999W', { weeks: 1, seconds: 604_799n, nanos: 999_395_200 }],
 ];
 
 for (const [text, expected] of parsed) {
@@ -58,7 +64,9 @@ const rejected: Array<[text: string, reason: string]> = [
   ['P1D1D', '"D" is repeated or out of order'],
   ['PT1S1M', '"M" is repeated or out of order'],
   ['PT1HT1M', '"T" appears twice'],
-  ['P1.5D', 'a fraction is only allowed on hours, minutes or seconds'],
+  ['P1.5Y', 'a fraction of years or months is not allowed, as their length varies; give weeks, days or hours, e.g. P15D'],
+  ['P0.5M', 'a fraction of years or months is not allowed'],
+  ['P0.5DT1H', 'only the last component may have a fraction'],
   ['PT1.5H30M', 'only the last component may have a fraction'],
   ['PT1.S', 'the decimal point must be followed by digits'],
   ['PT0.1234567891S', 'at most 9 fractional digits are kept, found 10'],
