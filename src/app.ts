@@ -26,7 +26,7 @@ import { startingHandler } from './server/starting-handler.ts';
 import { createGrpcUnary } from './server/grpc/unary.ts';
 import { createConnectUnary } from './server/connect/unary.ts';
 import { firstThatServes, unaryMethodsByPath } from './server/unary-rpc.ts';
-import { RPC_JSON_OPTIONS, registerRpcServices, requestStateKey } from './server/connect/rpc-services.ts';
+import { RPC_JSON_OPTIONS, recordOutcome, registerRpcServices, requestStateKey } from './server/connect/rpc-services.ts';
 import { rpcMethods, tmsServices } from './server/connect/services.ts';
 import { HealthState, registerHealth } from './server/grpc-infra/health.ts';
 import { registerReflection } from './server/grpc-infra/reflection.ts';
@@ -108,8 +108,10 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       readMaxBytes: config.bodyLimitBytes,
       compressMinBytes: COMPRESS_MIN_BYTES,
     };
+    const rpcRoutes = new Map<string, string>();
     const rpcHandler = connectNodeAdapter({
       jsonOptions: RPC_JSON_OPTIONS,
+      interceptors: [recordOutcome],
       // The same body limit as REST (an oversized message is refused with resource_exhausted).
       readMaxBytes: config.bodyLimitBytes,
       // Pages of a few dozen events are cheaper to send than to gzip; big pages are still compressed.
@@ -119,6 +121,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         registerHealth(router, health);
         // Error detail types too, so reflection clients can decode them.
         registerReflection(router, [...tmsServiceFiles, ...errorDetailFiles, healthFile]);
+        for (const handler of router.handlers) rpcRoutes.set(handler.requestPath, `${handler.service.typeName}.${handler.method.name}`);
       },
       fallback: answerUnknownRpc,
       contextValues: (req) => createContextValues().set(requestStateKey, requestStateOf(req)),
@@ -133,6 +136,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       bodyLimitBytes: config.bodyLimitBytes,
       requestTimeoutMs: config.requestTimeoutMs,
       rpcHandler,
+      rpcRoutes,
       unaryRpc: firstThatServes(createGrpcUnary(unaryOptions), createConnectUnary(unaryOptions)),
       plainRoutes: new Map([
         ...plainRoutes(readiness, metrics, openapi),

@@ -26,10 +26,23 @@ const connectCodeOf: Record<ErrorCode, Code> = {
 
 const errorCodeOf = new Map(Object.entries(connectCodeOf).map(([name, code]) => [code, name as ErrorCode]));
 
+/** A code's name from its number, which gRPC's status and connect-es's `Code` share. */
+export const codeName = (code: number): ErrorCode => errorCodeOf.get(code) ?? 'unknown';
+
 /** The Connect protocol's HTTP status of each code. */
 export const httpStatusOf = Object.fromEntries(
   Object.entries(connectCodeOf).map(([name, code]) => [name, codeToHttpStatus(code)]),
 ) as Record<ErrorCode, number>;
+
+/** The code a Connect error status most likely stands for (several codes share 400, 409 and 500). */
+const likeliestCodeOfStatus = new Map<number, ErrorCode>(
+  (['invalid_argument', 'unauthenticated', 'permission_denied', 'not_found', 'already_exists', 'resource_exhausted', 'canceled', 'internal', 'unimplemented', 'unavailable', 'deadline_exceeded'] as const).map(
+    (code) => [httpStatusOf[code], code],
+  ),
+);
+
+/** The code of a Connect error answer, read from its HTTP status alone. */
+export const codeOfConnectStatus = (status: number): ErrorCode => likeliestCodeOfStatus.get(status) ?? 'unknown';
 
 /** Where HTTP has a status more precise than the code's own. */
 const httpStatusOfReason: Record<ErrorReason, number> = {

@@ -7,8 +7,8 @@ import type { RequestState } from './request-state.ts';
 import type { RestRouter } from './rest/router.ts';
 import type { UnaryRpcHandler } from './unary-rpc.ts';
 import { ApiError } from '../domain/errors.ts';
-import { unsupportedContentType } from './errors.ts';
-import { requestIdOf, requestStateOf, setRequestState } from './request-state.ts';
+import { codeName, codeOfConnectStatus, unsupportedContentType } from './errors.ts';
+import { requestIdOf, requestStateOf, rpcProtocolOf, setRequestState } from './request-state.ts';
 import { serveRest, type RestDeps } from './rest/rest-handler.ts';
 import { sendError } from './http-io.ts';
 
@@ -21,6 +21,8 @@ export interface HttpHandlerDeps extends RestDeps {
   rpcHandler: RequestHandler;
   /** Unary calls it takes (plain gRPC, uncompressed Connect), before `rpcHandler`. */
   unaryRpc: UnaryRpcHandler;
+  /** Each RPC path served (`/tms.v1.EventService/SearchEvents`) → its route in logs and metrics. */
+  rpcRoutes: ReadonlyMap<string, string>;
   plainRoutes: ReadonlyMap<string, PlainRoute>;
   /** Prefix routes (e.g. `/console/`) tried after exact plain routes. */
   prefixRoutes: ReadonlyArray<[string, PlainRoute]>;
@@ -76,7 +78,13 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
         sendError(res, unsupportedContentType('application/json or application/proto (Connect), application/grpc (gRPC) or application/grpc-web (gRPC-Web)', contentType));
         return;
       }
-      if (!deps.unaryRpc(req, res, path, state)) deps.rpcHandler(req, res);
+      if (!deps.unaryRpc(req, res, path, state)) {
+        // connect-node reads the body before any handler of ours runs: the line names the call from here on.
+        state.protocol = rpcProtocolOf(contentType);
+        state.route = deps.rpcRoutes.get(path) ?? state.route;
+        state.code = 'unknown';
+        deps.rpcHandler(req, res);
+      }
       return;
     }
     const plain = deps.plainRoutes.get(path) ?? deps.prefixRoutes.find(([prefix]) => path.startsWith(prefix))?.[1];
@@ -124,6 +132,17 @@ const RPC_PATH = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Za-z_]\w*$/;
 /** `/tms.v1.EventService/SearchEvents`, `/grpc.health.v1.Health/Check`; not `/.well-known/security.txt`. */
 const isRpcPath = (path: string): boolean => RPC_PATH.test(path);
 
+/**
+ * The code of an answer that no handler of ours saw: gRPC and gRPC-Web put it in `grpc-status` when they answer
+ * with headers only, Connect in the HTTP status of an error.
+ */
+function answeredCode(res: AnyResponse, protocol: RequestState['protocol']): string | undefined {
+  const grpcStatus = res.getHeader('grpc-status');
+  if (grpcStatus !== undefined) return codeName(Number(grpcStatus));
+  if (protocol === 'connect' && res.statusCode !== 200) return codeOfConnectStatus(res.statusCode);
+  return undefined;
+}
+
 /** The status logged for a request whose client left before the answer was written (nginx's convention). */
 const CLIENT_CLOSED_REQUEST = 499;
 
@@ -138,6 +157,7 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
   const seconds = (performance.now() - started) / 1000;
   const answered = res.writableEnded;
   if (!answered) state.code = 'canceled';
+  else if (state.code === 'unknown') state.code = answeredCode(res, state.protocol) ?? 'unknown';
   deps.metrics.observe(state.route, state.protocol, state.code, seconds);
   const level = state.failure === undefined ? 'info' : 'error';
   deps.logger[level](

@@ -15,6 +15,14 @@ export interface RequestState {
   failure?: unknown;
 }
 
+/** The RPC protocol a call speaks, by its content type (connect-node's reading). */
+export function rpcProtocolOf(contentType: string | null | undefined): RequestState['protocol'] {
+  if (!contentType) return 'connect';
+  if (contentType.startsWith('application/grpc-web')) return 'grpc-web';
+  if (contentType.startsWith('application/grpc')) return 'grpc';
+  return 'connect';
+}
+
 const states = new WeakMap<object, RequestState>();
 
 export const setRequestState = (req: object, state: RequestState): void => void states.set(req, state);

@@ -37,6 +37,7 @@ test('an unexpected error answers "internal" without its text, and the log line 
     requestTimeoutMs: 1000,
     rpcHandler: (_req, res) => res.end(),
     unaryRpc: () => false,
+    rpcRoutes: new Map(),
     plainRoutes: new Map(),
     prefixRoutes: [],
     clientAddresses: new ClientAddresses(),

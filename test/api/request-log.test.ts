@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { call } from '../support/server.ts';
 import { startServeProcess } from '../support/serve-process.ts';
 
@@ -113,6 +114,42 @@ test('share tokens in a path or a query string are not written to the log', asyn
     assert.is(byId.get('token-in-path')?.['path'], '/v1/console/shared/shr_[redacted]');
     assert.is(byId.get('token-in-query')?.['path'], '/v1/console/requests/req_abc?share_token=shr_[redacted]');
     assert.not.match(server.output(), /secretIn/);
+  } finally {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
+test('calls connect-node reads (gRPC-Web, a compressed body, health) are logged by their RPC and how they ended', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', KEY, '--rate-limit', '0'] });
+  try {
+    const search = '/tms.v1.EventService/SearchEvents';
+    const framed = (message: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), message]).fill(message.length, 4, 5);
+    const calls: [id: string, path: string, contentType: string, body: Buffer, extra?: Record<string, string>][] = [
+      ['web-ok', search, 'application/grpc-web+json', framed(Buffer.from('{"location":"Paris"}'))],
+      ['web-garbage', search, 'application/grpc-web+proto', framed(Buffer.from([0xff, 0xff, 0xff]))],
+      ['zipped-bad', search, 'application/json', gzipSync('{"page_size":"many"}'), { 'content-encoding': 'gzip' }],
+      ['health', '/grpc.health.v1.Health/Check', 'application/json', Buffer.from('{}')],
+      ['no-such-rpc', '/tms.v1.EventService/NoSuchMethod', 'application/grpc-web+json', framed(Buffer.from('{}'))],
+    ];
+    const answers = new Map<string, { status: number; json: { code?: string } }>();
+    for (const [id, path, contentType, body, extra] of calls) {
+      answers.set(id, await call(server, 'POST', path, { key: KEY, rawBody: body, headers: { 'content-type': contentType, 'x-request-id': id, ...extra } }));
+    }
+    assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
+    const byId = new Map(requestLines(server.output()).map((line) => [line['req_id'], line]));
+    const logged = (id: string) => [byId.get(id)?.['protocol'], byId.get(id)?.['route'], byId.get(id)?.['code']];
+    assert.equal(logged('web-ok'), ['grpc-web', 'tms.v1.EventService.SearchEvents', 'ok']);
+    const garbage = logged('web-garbage');
+    assert.equal(garbage.slice(0, 2), ['grpc-web', 'tms.v1.EventService.SearchEvents']);
+    assert.is.not(garbage[2], 'ok', 'a call that failed is not logged as ok');
+    const zipped = answers.get('zipped-bad')!;
+    assert.is.not(zipped.status, 200);
+    assert.equal(logged('zipped-bad'), ['connect', 'tms.v1.EventService.SearchEvents', zipped.json.code], 'the code the client was given');
+    assert.equal(logged('health'), ['connect', 'grpc.health.v1.Health.Check', 'ok']);
+    assert.equal(logged('no-such-rpc'), ['grpc-web', 'unmatched', 'unimplemented'], 'an unknown path is not a route of its own');
   } finally {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -100,9 +100,10 @@ errors('health, metrics and the API description answer reads only: another metho
 });
 
 errors('an unknown RPC method is 404 unimplemented in the same error shape, and counted as such in the metrics', async ({ server }) => {
+  // Connect calls (JSON) to paths no service has: the protocol they speak, no route of their own.
   const unmatchedUnimplemented = async () => {
     const metrics = await call(server, 'GET', '/metrics', { key: null });
-    return Number(/tms_requests_total\{route="unmatched",protocol="http",code="unimplemented"\} (\d+)/.exec(metrics.text)?.[1] ?? 0);
+    return Number(/tms_requests_total\{route="unmatched",protocol="connect",code="unimplemented"\} (\d+)/.exec(metrics.text)?.[1] ?? 0);
   };
   const before = await unmatchedUnimplemented();
   for (const path of ['/tms.v1.EventService/NoSuchMethod', '/tms.v1.NoSuchService/SearchEvents']) {

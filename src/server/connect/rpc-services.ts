@@ -1,9 +1,9 @@
-import { createContextKey, type ConnectRouter, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
+import { ConnectError, createContextKey, type ConnectRouter, type HandlerContext, type Interceptor, type ServiceImpl } from '@connectrpc/connect';
 import { fromJson, toJson, type DescMethod, type DescService, type JsonValue, type Message } from '@bufbuild/protobuf';
-import type { RequestState } from '../request-state.ts';
+import { rpcProtocolOf, type RequestState } from '../request-state.ts';
 import { tighterLimit, withDeadline } from '../../api/deadline.ts';
 import { encodedOnce } from '../../api/reusable-output.ts';
-import { toConnectError } from '../errors.ts';
+import { toApiError, toConnectError } from '../errors.ts';
 import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 
 /**
@@ -39,7 +39,7 @@ export function registerRpcServices(router: ConnectRouter, services: DescService
 function unaryHandler(rpc: string, method: DescMethod, { operations, gate, requestTimeoutMs }: RpcServiceOptions) {
   return async (request: Message, context: HandlerContext): Promise<Message> => {
     const state = context.values.get(requestStateKey) ?? { requestId: '', client: 'unknown', protocol: 'connect', route: rpc, code: 'ok' };
-    state.protocol = protocolOf(context.requestHeader.get('content-type'));
+    state.protocol = rpcProtocolOf(context.requestHeader.get('content-type'));
     const call = { rpc, authorization: context.requestHeader.get('authorization') ?? undefined, client: state.client, state };
     try {
       const output = await withDeadline(
@@ -62,9 +62,19 @@ export function responseMessage(method: DescMethod, output: object): Message {
   return encodedOnce(output, method, () => fromJson(method.output, output as JsonValue));
 }
 
-function protocolOf(contentType: string | null): RequestState['protocol'] {
-  if (!contentType) return 'connect';
-  if (contentType.startsWith('application/grpc-web')) return 'grpc-web';
-  if (contentType.startsWith('application/grpc')) return 'grpc';
-  return 'connect';
-}
+/**
+ * How each call connect-node serves ended (health and reflection too), for its log line: a call that fails before
+ * any handler runs (a body it cannot read) keeps the `unknown` the front gave it, and its log line reads the code
+ * from the answer where the answer says it.
+ */
+export const recordOutcome: Interceptor = (next) => async (req) => {
+  const state = req.contextValues.get(requestStateKey);
+  try {
+    const res = await next(req);
+    if (state?.code === 'unknown') state.code = 'ok';
+    return res;
+  } catch (error) {
+    if (state?.code === 'unknown') state.code = toApiError(ConnectError.from(error)).code;
+    throw error;
+  }
+};
