@@ -91,7 +91,7 @@ if (postgresql && TEST_DATABASE_URL) {
       assert.equal(afterOnA.events.map((e) => e.event_id), [created.event_id], 'the cached page of the first search is not served');
       assert.is((await a!.timelines.getTimeline('exp'))!.revision, 2);
 
-      await a!.timelines.putAnchor({ anchor_id: 'pin', timeline_id: 'exp', description: 'd' } as never);
+      await a!.timelines.putAnchor({ anchor_id: 'pin', timeline_id: 'exp', timestamp: '2024-01-01T00:00:00Z', description: 'd' });
       assert.is((await b!.timelines.getAnchor('pin'))?.timeline_id, 'exp');
       await b!.timelines.deleteTimeline('exp');
       assert.is(await a!.timelines.getTimeline('exp'), undefined);
