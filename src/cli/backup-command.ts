@@ -11,7 +11,7 @@ import { BackupFileError, readBackupFrom, verifyBackup, type BackupTrailer } fro
 import { compareWithBackup, loadBackup, writeBackup } from '../store/backup.ts';
 import { leftOut, NONE_SKIPPED, type Skipped } from '../store/stray-credentials.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
-import { makeParentFolders } from './parent-folders.ts';
+import { makeFolders } from './made-folders.ts';
 import { assertNewFolder, openForCommand, Refusal, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 
 const BACKUP_PATH = '/v1/admin/backup';
@@ -104,7 +104,7 @@ async function saveBackup(file: string, force: boolean, write: (sink: Writable, 
   const existing = await stat(target).catch(() => undefined);
   if (existing?.isDirectory()) throw new Refusal(`${file} is a folder; give the path of the backup file to write`);
   if (existing && !force) throw new Refusal(`${file} already exists; choose another name, or pass --force to replace it`);
-  const folders = await makeParentFolders(target);
+  const folders = await makeFolders(dirname(target));
   const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
   const sink = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
   try {

@@ -10,7 +10,7 @@ import {
   createStagingSchema, dropStagingSchema, dropStagingSql, newStagingSchemaName, stagingSchemas, swapIn, targetClocks, TargetChangedError,
 } from '../store/postgres/staging-schema.ts';
 import { openStorage, StoreOpenError, type Storage, type StorageOptions } from '../store/storage.ts';
-import { makeParentFolders } from './parent-folders.ts';
+import { makeFolders } from './made-folders.ts';
 
 /** An expected failure: one line naming the cause and the fix, exit code 1, no stack trace. */
 export class Refusal extends Error {}
@@ -56,7 +56,7 @@ export async function stageFolder(dataDir: string, write: StagedWrite): Promise<
   await assertNewFolder(dataDir, write);
   const target = resolve(dataDir);
   const folder = join(dirname(target), `.${basename(target)}.staging-${process.pid}`);
-  const folders = await makeParentFolders(folder);
+  const folders = await makeFolders(folder);
   return {
     spec: { dataDir: folder, create: true },
     async putInPlace() {

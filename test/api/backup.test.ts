@@ -114,7 +114,7 @@ test('tms restore refuses a truncated, a damaged, a foreign and a missing file w
     assert.equal((await readdir(dir)).filter((name) => name.includes('restoring')), [], 'no staging folder left behind');
     const deep = await tms(['restore', join(dir, 'truncated.tmsbackup'), '--data-dir', join(dir, 'absent', 'deeper', 'store')]);
     assert.match(refusal(deep), /is damaged/);
-    assert.is(await stat(join(dir, 'absent')).catch(() => undefined), undefined, 'the folders made above the target are taken away again');
+    assert.is(await stat(join(dir, 'absent')).catch(() => undefined), undefined, 'a file refused while it is checked makes no folder');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
