@@ -106,6 +106,7 @@ async function findSignificantEvent(deps: OperationDeps, timelineId: string, tex
       for (const hit of page.events) {
         if (!hit.description.toLowerCase().includes(needle)) continue;
         const first = await firstVersion(deps, where, hit);
+        if (first && where === PRIMARY_TIMELINE_ID) return first;
         // An event made on the timeline itself has no record on primary to compare with.
         const onPrimary = first && (await deps.store.getEvent(PRIMARY_TIMELINE_ID, first.event_id));
         if (onPrimary) return onPrimary;
