@@ -73,6 +73,9 @@ export function unsupportedContentEncoding(got: string): ApiError {
   return new ApiError('invalid_argument', `${REQUEST_BODY}: ${problem}`, [fieldViolation(REQUEST_BODY, problem)], 'unsupported_content_type');
 }
 
+/** What a 401 asks for (RFC 9110 requires the challenge; RFC 6750 gives its form). */
+export const BEARER_CHALLENGE = 'Bearer realm="tms"';
+
 /** Anything thrown while serving becomes an ApiError; unexpected errors never leak their text. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
@@ -85,10 +88,14 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('internal', 'internal error (see the server log for this request id)');
 }
 
-/** A retry hint also goes out as `retry-after` metadata (seconds): a gRPC trailer, a Connect response header. */
+/**
+ * A retry hint also goes out as `retry-after` metadata (seconds), and a 401's challenge as `www-authenticate`: a
+ * gRPC trailer, a Connect response header.
+ */
 export function toConnectError(error: ApiError): ConnectError {
   const retryAfter = retryAfterSeconds(error);
-  const metadata = retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) };
+  const metadata: Record<string, string> | undefined =
+    retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : error.code === 'unauthenticated' ? { 'www-authenticate': BEARER_CHALLENGE } : undefined;
   const details = error.errorDetails.map(typedDetail).filter((detail) => detail !== undefined);
   return new ConnectError(error.message, connectCodeOf[error.code], metadata, details, error);
 }

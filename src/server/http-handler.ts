@@ -7,10 +7,10 @@ import type { RequestState } from './request-state.ts';
 import type { RestRouter } from './rest/router.ts';
 import type { UnaryRpcHandler } from './unary-rpc.ts';
 import { ApiError } from '../domain/errors.ts';
-import { codeName, codeOfConnectStatus, unsupportedContentType } from './errors.ts';
+import { codeOfConnectStatus, unsupportedContentType } from './errors.ts';
 import { requestIdOf, requestStateOf, rpcProtocolOf, setRequestState } from './request-state.ts';
 import { serveRest, type RestDeps } from './rest/rest-handler.ts';
-import { sendError } from './http-io.ts';
+import { authorizationHeader, sendError } from './http-io.ts';
 
 /** Routes that are not RPCs: health, metrics, API description, console. */
 export type PlainRoute = (req: AnyRequest, res: AnyResponse, state: RequestState) => void | Promise<void>;
@@ -83,6 +83,14 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
         state.protocol = rpcProtocolOf(contentType);
         state.route = deps.rpcRoutes.get(path) ?? state.route;
         state.code = 'unknown';
+        try {
+          // connect-node sees only the first of two Authorization headers.
+          authorizationHeader(req);
+        } catch (error) {
+          state.code = 'invalid_argument';
+          sendError(res, error as ApiError);
+          return;
+        }
         deps.rpcHandler(req, res);
       }
       return;
@@ -133,14 +141,11 @@ const RPC_PATH = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Za-z_]\w*$/;
 const isRpcPath = (path: string): boolean => RPC_PATH.test(path);
 
 /**
- * The code of an answer that no handler of ours saw: gRPC and gRPC-Web put it in `grpc-status` when they answer
- * with headers only, Connect in the HTTP status of an error.
+ * The code of an answer that no handler of ours saw, where its head says it: a Connect error's HTTP status. gRPC
+ * and gRPC-Web give theirs in trailers, which stay `unknown` here.
  */
 function answeredCode(res: AnyResponse, protocol: RequestState['protocol']): string | undefined {
-  const grpcStatus = res.getHeader('grpc-status');
-  if (grpcStatus !== undefined) return codeName(Number(grpcStatus));
-  if (protocol === 'connect' && res.statusCode !== 200) return codeOfConnectStatus(res.statusCode);
-  return undefined;
+  return protocol === 'connect' && res.statusCode !== 200 ? codeOfConnectStatus(res.statusCode) : undefined;
 }
 
 /** The status logged for a request whose client left before the answer was written (nginx's convention). */

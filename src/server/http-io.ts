@@ -2,7 +2,7 @@ import type { AnyRequest, AnyResponse } from './one-port.ts';
 import { invalidArgument, type ApiError } from '../domain/errors.ts';
 import { isReusable } from '../api/reusable-output.ts';
 import { unpooled } from '../memory/unpooled.ts';
-import { bodyTooLarge, errorBody, httpStatusFor, retryAfterSeconds } from './errors.ts';
+import { BEARER_CHALLENGE, bodyTooLarge, errorBody, httpStatusFor, retryAfterSeconds } from './errors.ts';
 
 const encoded = new WeakMap<object, string | Buffer>();
 
@@ -89,8 +89,6 @@ export function headerValue(req: AnyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** What a 401 asks for (RFC 9110 requires the challenge; RFC 6750 gives its form). */
-export const BEARER_CHALLENGE = 'Bearer realm="tms"';
 
 /**
  * The request's credential. Node keeps the first of two `Authorization` headers and drops the other; which one a

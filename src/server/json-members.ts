@@ -2,6 +2,7 @@
  * What `JSON.parse` does not say about a body: an object naming a member twice (it keeps the last) and strings
  * holding an unpaired surrogate (`"\ud800"`, which no UTF-8 encoding of the text can carry).
  */
+import { fieldPath } from '../api/validation.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -27,36 +28,43 @@ export function namesAMemberTwice(text: string, parsed: unknown): boolean {
 /** The members of every object in a parsed value; without recursion, as a body may nest thousands deep. */
 function memberCount(parsed: unknown): number {
   let count = 0;
-  const pending = [parsed];
+  const pending: object[] = [];
+  if (parsed !== null && typeof parsed === 'object') pending.push(parsed);
   while (pending.length > 0) {
-    const value = pending.pop();
-    if (value === null || typeof value !== 'object') continue;
-    const items = Array.isArray(value) ? (value as unknown[]) : Object.values(value);
-    if (!Array.isArray(value)) count += items.length;
-    for (const item of items) pending.push(item);
+    const value = pending.pop() as Record<string, unknown>;
+    const isArray = Array.isArray(value);
+    for (const key in value) {
+      if (!isArray) count++;
+      const item = value[key];
+      if (item !== null && typeof item === 'object') pending.push(item);
+    }
   }
   return count;
 }
 
-/** The first member name that valid JSON text gives twice in one object, or undefined. */
-export function repeatedMemberName(text: string): string | undefined {
-  // One entry per open object or array: the names seen so far, or undefined for an array.
-  const open: (Set<string> | undefined)[] = [];
+/** An open object (the names it has so far, and the one being read) or array (the item being read). */
+type Open = { names: Set<string>; name?: string } | { index: number };
+
+/** Where the first member that valid JSON text names twice in one object is (`new_outcome.description`), or undefined. */
+export function repeatedMemberPath(text: string): string | undefined {
+  const open: Open[] = [];
   for (let i = 0; i < text.length; i++) {
     const char = text[i];
-    if (char === '{') open.push(new Set());
-    else if (char === '[') open.push(undefined);
+    const top = open.at(-1);
+    if (char === '{') open.push({ names: new Set() });
+    else if (char === '[') open.push({ index: 0 });
     else if (char === '}' || char === ']') open.pop();
+    else if (char === ',' && top && 'index' in top) top.index++;
     else if (char === '"') {
       const start = i;
       for (i++; text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
       let next = i + 1;
       while (/\s/.test(text[next] ?? '')) next++;
-      const names = open.at(-1);
-      if (text.charCodeAt(next) !== COLON || !names) continue;
+      if (text.charCodeAt(next) !== COLON || !top || !('names' in top)) continue;
       const name = JSON.parse(text.slice(start, i + 1)) as string;
-      if (names.has(name)) return name;
-      names.add(name);
+      top.name = name;
+      if (top.names.has(name)) return fieldPath(open.map((frame) => ('index' in frame ? frame.index : frame.name!)));
+      top.names.add(name);
     }
   }
   return undefined;
@@ -70,22 +78,35 @@ export function unpairedSurrogatePath(text: string, parsed: unknown): string | u
   return SURROGATE_ESCAPE.test(text) ? unpairedIn(parsed) : undefined;
 }
 
+/** A value still to look at, with the way to it (kept as links, so that a deep body costs no path per value). */
+interface Pending {
+  value: unknown;
+  key?: string | number;
+  parent?: Pending;
+}
+
 function unpairedIn(parsed: unknown): string | undefined {
-  // Without recursion, as a body may nest thousands deep.
-  const pending: [unknown, string][] = [[parsed, '']];
+  const pending: Pending[] = [{ value: parsed }];
   while (pending.length > 0) {
-    const [value, path] = pending.pop()!;
+    const at = pending.pop()!;
+    const { value } = at;
     if (typeof value === 'string') {
-      if (!value.isWellFormed()) return path;
+      if (!value.isWellFormed()) return pathOf(at);
     } else if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, item] = entries[i]!;
-        const at = Array.isArray(value) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
-        if (!key.isWellFormed()) return at;
-        pending.push([item, at]);
+        const next: Pending = { value: item, key: Array.isArray(value) ? i : key, parent: at };
+        if (!key.isWellFormed()) return pathOf(next);
+        pending.push(next);
       }
     }
   }
   return undefined;
+}
+
+function pathOf(at: Pending): string {
+  const keys: (string | number)[] = [];
+  for (let link: Pending | undefined = at; link?.key !== undefined; link = link.parent) keys.push(link.key);
+  return fieldPath(keys.reverse());
 }

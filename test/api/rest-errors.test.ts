@@ -41,12 +41,19 @@ errors('a 401 names the scheme it takes in WWW-Authenticate, on REST and Connect
   const rpc = await call(server, 'POST', '/tms.v1.EventService/SearchEvents', { body: {}, key: 'tms_not_a_real_key' });
   assert.is(rpc.status, 401);
   assert.is(rpc.headers['www-authenticate'], 'Bearer realm="tms"');
+  const zipped = await call(server, 'POST', '/tms.v1.EventService/SearchEvents', {
+    key: 'tms_not_a_real_key',
+    rawBody: gzipSync('{}'),
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+  });
+  assert.is(zipped.status, 401, 'a compressed call, which connect-node reads');
+  assert.is(zipped.headers['www-authenticate'], 'Bearer realm="tms"');
   const refused = await call(server, 'GET', '/v1/search-events', { key: null, headers: { authorization: `Bearer ${ADMIN_KEY}` } });
   assert.is(refused.headers['www-authenticate'], undefined, 'only on a 401');
 });
 
 /** A request with two Authorization headers (Node's clients join or refuse them), read until the server closes. */
-function sendTwoCredentials(server: TestServer, requestLine: string, body: string): Promise<string> {
+function sendTwoCredentials(server: TestServer, requestLine: string, body: string, contentType = 'application/json'): Promise<string> {
   const socket = connect(server.port, '127.0.0.1');
   let text = '';
   socket.setEncoding('utf8');
@@ -54,14 +61,18 @@ function sendTwoCredentials(server: TestServer, requestLine: string, body: strin
   socket.setTimeout(5000, () => socket.destroy());
   socket.write(
     `${requestLine}\r\nHost: tms\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nauthorization: Bearer tms_not_a_real_key\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
   );
   return new Promise((resolve) => socket.once('close', () => resolve(text)));
 }
 
-errors('two Authorization headers are refused by name, on REST and Connect', async ({ server }) => {
-  for (const requestLine of ['GET /v1/search-events HTTP/1.1', 'POST /tms.v1.EventService/SearchEvents HTTP/1.1']) {
-    const answer = await sendTwoCredentials(server, requestLine, '{}');
+errors('two Authorization headers are refused by name, on REST, Connect and gRPC-Web', async ({ server }) => {
+  for (const [requestLine, contentType] of [
+    ['GET /v1/search-events HTTP/1.1', 'application/json'],
+    ['POST /tms.v1.EventService/SearchEvents HTTP/1.1', 'application/json'],
+    ['POST /tms.v1.EventService/SearchEvents HTTP/1.1', 'application/grpc-web+json'],
+  ]) {
+    const answer = await sendTwoCredentials(server, requestLine!, '{}', contentType);
     assert.match(answer, /^HTTP\/1\.1 400 /, requestLine);
     assert.match(answer, /"code":"invalid_argument"/);
     assert.match(answer, /"message":"Authorization: given more than once; send one credential"/);
@@ -172,6 +183,9 @@ errors('a REST error answered before the body is read closes the connection inst
   assert.match(huge, /^HTTP\/1\.1 413 /);
   assert.match(huge, /\r\nconnection: close\r\n/i);
   assert.match(huge, /"code":"resource_exhausted"/);
+  const compressed = await sendWithoutBody(server, `POST /v1/create-timeline HTTP/1.1\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nContent-Encoding: gzip\r\nContent-Length: 100`);
+  assert.match(compressed, /^HTTP\/1\.1 415 /, 'a body it cannot read is refused before it arrives');
+  assert.match(compressed, /\r\nconnection: close\r\n/i);
   const after = await call(server, 'GET', '/v1/timelines');
   assert.is(after.json.timelines.length, before.json.timelines.length, 'nothing was created');
 });
@@ -244,7 +258,7 @@ errors('a body JSON.parse would read with a loss is refused by name, and nothing
   const nestedTwice = await call(server, 'POST', '/v1/manipulate-event', {
     rawBody: '{"event_id":"moon-landing","new_outcome":{"description":"a","description":"b","changes":[]}}',
   });
-  expectError(nestedTwice, 400, 'invalid_argument', 'description');
+  expectError(nestedTwice, 400, 'invalid_argument', 'new_outcome.description');
 
   const notUtf8 = await call(server, 'POST', '/v1/create-timeline', {
     rawBody: Buffer.concat([Buffer.from('{"base_timeline_id":"primary","description":"a '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),

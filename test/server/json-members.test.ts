@@ -1,13 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { namesAMemberTwice, repeatedMemberName, unpairedSurrogatePath } from '../../src/server/json-members.ts';
+import { namesAMemberTwice, repeatedMemberPath, unpairedSurrogatePath } from '../../src/server/json-members.ts';
 
-const twice = (text: string) => (namesAMemberTwice(text, JSON.parse(text)) ? repeatedMemberName(text) : undefined);
+const twice = (text: string) => (namesAMemberTwice(text, JSON.parse(text)) ? repeatedMemberPath(text) : undefined);
 
-test('a member named twice is found by its name, in any object, however the name is escaped', () => {
+test('a member named twice is found by its path, in any object, however the name is escaped', () => {
   assert.is(twice('{"location":"a","location":"b"}'), 'location');
   assert.is(twice(String.raw`{"\u006cocation":"a", "location" : "b"}`), 'location');
-  assert.is(twice('{"a":{"b":1,"c":[{"d":1},{"d":2,"d":3}]}}'), 'd');
+  assert.is(twice('{"a":{"b":1,"c":[{"d":1},{"d":2,"d":3}]}}'), 'a.c[1].d');
+  assert.is(twice('{"a":[[1,2],{"x":1}],"b":{"x":1,"y":{"z":[],"z":1}}}'), 'b.y.z');
   assert.is(twice('{"a":"x:y","b":{"a":"\\":"}}'), undefined, 'one name in two objects, colons and quotes inside strings');
   assert.is(twice('{"a":["a","a"],"b":"a"}'), undefined, 'strings that are values, not names');
 });

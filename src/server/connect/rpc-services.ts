@@ -69,12 +69,27 @@ export function responseMessage(method: DescMethod, output: object): Message {
  */
 export const recordOutcome: Interceptor = (next) => async (req) => {
   const state = req.contextValues.get(requestStateKey);
+  const ended = (error?: unknown) => {
+    if (state?.code === 'unknown') state.code = error === undefined ? 'ok' : toApiError(ConnectError.from(error)).code;
+  };
   try {
     const res = await next(req);
-    if (state?.code === 'unknown') state.code = 'ok';
+    // A stream has only begun: it ends when its last message is sent.
+    if (res.stream) return { ...res, message: endingWith(res.message, ended) };
+    ended();
     return res;
   } catch (error) {
-    if (state?.code === 'unknown') state.code = toApiError(ConnectError.from(error)).code;
+    ended(error);
     throw error;
   }
 };
+
+async function* endingWith<T>(messages: AsyncIterable<T>, ended: (error?: unknown) => void): AsyncIterable<T> {
+  try {
+    yield* messages;
+    ended();
+  } catch (error) {
+    ended(error);
+    throw error;
+  }
+}

@@ -7,7 +7,7 @@ import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/co
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import { binaryFields, invokeUnary, messageFields, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
-import { BEARER_CHALLENGE, closeIfBodyUnread, headerValue, readBody, sendError } from '../http-io.ts';
+import { closeIfBodyUnread, headerValue, readBody, sendError } from '../http-io.ts';
 import { unsupportedContentType } from '../errors.ts';
 import { jsonRequestFields, unknownFieldPath } from './json-request.ts';
 import { RPC_JSON_OPTIONS } from './rpc-services.ts';
@@ -67,7 +67,6 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, binary: boole
   } catch (thrown) {
     const error = unaryError(state, thrown);
     status = codeToHttpStatus(error.code);
-    if (status === 401) headers['www-authenticate'] = BEARER_CHALLENGE;
     error.metadata.forEach((value, name) => (headers[name] = value));
     headers['content-type'] = 'application/json';
     Object.assign(headers, closeIfBodyUnread(req));

@@ -6,7 +6,7 @@ import { invalidArgument } from '../../domain/errors.ts';
 import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
 import { REQUEST_BODY, unsupportedContentEncoding, unsupportedContentType } from '../errors.ts';
-import { namesAMemberTwice, repeatedMemberName, unpairedSurrogatePath } from '../json-members.ts';
+import { namesAMemberTwice, repeatedMemberPath, unpairedSurrogatePath } from '../json-members.ts';
 import { authorizationHeader, closeIfBodyUnread, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
 
 export interface RestDeps extends InvokeDeps {
@@ -25,6 +25,7 @@ export async function serveRest(
   deps: RestDeps,
 ): Promise<void> {
   let deadline: Deadline | undefined;
+  state.route = route.rpc;
   try {
     const call = { rpc: route.rpc, authorization: authorizationHeader(req), client: state.client, state };
     const output = await invoke(deps, call, async () => {
@@ -32,7 +33,11 @@ export async function serveRest(
       deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error, closeIfBodyUnread(req)));
       const readsQuery = route.method === 'GET' || route.method === 'DELETE';
       if (query && !readsQuery) refuseQuery(route.method, query);
-      const body = parseJsonBody(await readBody(req, deps.bodyLimitBytes), headerValue(req, 'content-type'), headerValue(req, 'content-encoding'));
+      // A body this route cannot read is refused before it is read.
+      if (declaresBody(req)) checkBodyHeaders(req);
+      const raw = await readBody(req, deps.bodyLimitBytes);
+      if (raw.length > 0) checkBodyHeaders(req);
+      const body = parseJsonBody(raw);
       return mergeFields(body, readsQuery ? query : '', params);
     });
     if (deadline?.expired) return;
@@ -60,17 +65,25 @@ function answerError(res: AnyResponse, state: RequestState, thrown: unknown, hea
   sendError(res, failedCall(state, thrown), { 'x-request-id': state.requestId, ...headers });
 }
 
+/** HTTP/1.1 says so ahead; an HTTP/2 body may come without a length, and is checked once it has come. */
+const declaresBody = (req: AnyRequest): boolean =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/** A body is JSON, sent as it is: any other `Content-Type` or a `Content-Encoding` is 415. */
+function checkBodyHeaders(req: AnyRequest): void {
+  const contentType = headerValue(req, 'content-type');
+  if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) throw unsupportedContentType('application/json', contentType);
+  const contentEncoding = headerValue(req, 'content-encoding');
+  if (contentEncoding && contentEncoding.trim().toLowerCase() !== 'identity') throw unsupportedContentEncoding(contentEncoding);
+}
+
 /**
  * The body as one JSON object, refused by name where `JSON.parse` would take it with a loss: bytes that are not
  * UTF-8 (it would replace them), a member named twice in one object (it would keep the last), and an unpaired
  * surrogate, which the answer's UTF-8 and protobuf cannot carry.
  */
-function parseJsonBody(raw: Buffer, contentType: string | undefined, contentEncoding: string | undefined): Record<string, unknown> {
+function parseJsonBody(raw: Buffer): Record<string, unknown> {
   if (raw.length === 0) return {};
-  if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
-    throw unsupportedContentType('application/json', contentType);
-  }
-  if (contentEncoding && contentEncoding.trim().toLowerCase() !== 'identity') throw unsupportedContentEncoding(contentEncoding);
   if (!isUtf8(raw)) throw invalidArgument(REQUEST_BODY, 'not valid UTF-8');
   const text = raw.toString('utf8');
   let value: unknown;
@@ -82,10 +95,7 @@ function parseJsonBody(raw: Buffer, contentType: string | undefined, contentEnco
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw invalidArgument(REQUEST_BODY, 'must be a JSON object');
   }
-  if (namesAMemberTwice(text, value)) {
-    const name = repeatedMemberName(text) ?? REQUEST_BODY;
-    throw invalidArgument(name, 'given twice in one object of the body');
-  }
+  if (namesAMemberTwice(text, value)) throw invalidArgument(repeatedMemberPath(text) ?? REQUEST_BODY, 'given twice in one object of the body');
   const unpaired = unpairedSurrogatePath(text, value);
   if (unpaired !== undefined) throw invalidArgument(unpaired || REQUEST_BODY, 'holds an unpaired surrogate (a lone \\ud800–\\udfff escape), which UTF-8 cannot carry');
   return value as Record<string, unknown>;
