@@ -56,13 +56,15 @@ const tooManyRequests = new ApiError('resource_exhausted', 'too many failed logi
 const ERROR_RESPONSES: Record<string, { status: string; description: string; error: ApiError; headers?: object }> = {
   BadRequest: {
     status: '400',
-    description: 'invalid_argument (a bad, missing or unknown field; bad JSON) or failed_precondition (e.g. a refused safety check).',
+    description:
+      'invalid_argument (a bad, missing or unknown field; bad JSON, a member named twice, bytes that are not UTF-8, an unpaired surrogate; two Authorization headers) or failed_precondition (e.g. a refused safety check).',
     error: invalidArgument('timelin_id', 'unknown field'),
   },
   Unauthenticated: {
     status: '401',
     description: 'unauthenticated: no, unknown, revoked or expired credential (login: wrong username or password).',
     error: new ApiError('unauthenticated', 'missing Authorization: Bearer <API_KEY> header'),
+    headers: { 'WWW-Authenticate': { description: 'The scheme the API takes: Bearer realm="tms".', schema: { type: 'string' } } },
   },
   PermissionDenied: {
     status: '403',
@@ -81,7 +83,7 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; err
   },
   UnsupportedMediaType: {
     status: '415',
-    description: 'invalid_argument: the body is not application/json.',
+    description: 'invalid_argument: the body is not application/json, or is sent with a Content-Encoding (bodies are read uncompressed).',
     error: unsupportedContentType('application/json', 'text/plain'),
   },
   TooManyRequests: {
