@@ -7,11 +7,14 @@ const DECIMAL = /^\d+(\.\d+)?$/;
 /** A number setting, from a flag or variable given as text or from code as a number. */
 const numberSetting = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : value), schema);
-const wholeNumber = () => z.number({ error: 'must be a whole number in decimal digits' }).int('must be a whole number');
+/** The type's own words only for a value that is no number: a number out of range gets its range's words. */
+const notANumber = (words: string) => (issue: { code: string }) => (issue.code === 'invalid_type' ? words : undefined);
+const wholeNumber = () => z.number({ error: notANumber('must be a whole number in decimal digits') }).int('must be a whole number');
+const AT_LEAST_1 = 'must be 1 or more';
 
 /** Everything an operator can set. Each field has an environment variable and a command-line flag. */
 export const configSchema = z.object({
-  port: numberSetting(wholeNumber().min(0).max(65535)).default(8080),
+  port: numberSetting(wholeNumber().min(0, 'must be 0 to 65535').max(65535, 'must be 0 to 65535')).default(8080),
   host: z.string().min(1).default('127.0.0.1'),
   dataDir: z.string().min(1).default('./data'),
   /** PostgreSQL instead of the LevelDB folder: `postgres://user:password@host:port/database`. */
@@ -21,18 +24,18 @@ export const configSchema = z.object({
   tlsKey: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Requests per second per credential; 0 turns rate limiting off (load benchmarks). */
-  rateLimit: numberSetting(z.number({ error: 'must be a number in decimal digits' }).min(0)).default(50),
+  rateLimit: numberSetting(z.number({ error: notANumber('must be a number in decimal digits') }).min(0, 'must be 0 or more')).default(50),
   /** How long a login session token stays valid. */
-  sessionTtlMs: numberSetting(wholeNumber().positive()).default(60 * 60_000),
+  sessionTtlMs: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(60 * 60_000),
   /** First lockout after repeated failed logins; each repeat doubles it, up to 15 min or this, if longer. */
-  loginLockMs: numberSetting(wholeNumber().positive()).default(60_000),
-  bodyLimitBytes: numberSetting(wholeNumber().positive()).default(1024 * 1024),
-  requestTimeoutMs: numberSetting(wholeNumber().positive()).default(30_000),
-  maxPageSize: numberSetting(wholeNumber().positive()).default(1000),
-  defaultPageSize: numberSetting(wholeNumber().positive()).default(50),
-  analysisThreads: numberSetting(wholeNumber().min(1)).optional(),
-  shutdownGraceMs: numberSetting(wholeNumber().positive()).default(10_000),
-  shutdownDrainMs: numberSetting(wholeNumber().nonnegative()).default(0),
+  loginLockMs: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(60_000),
+  bodyLimitBytes: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(1024 * 1024),
+  requestTimeoutMs: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(30_000),
+  maxPageSize: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(1000),
+  defaultPageSize: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(50),
+  analysisThreads: numberSetting(wholeNumber().min(1, AT_LEAST_1)).optional(),
+  shutdownGraceMs: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(10_000),
+  shutdownDrainMs: numberSetting(wholeNumber().nonnegative('must be 0 or more')).default(0),
   /** Proxies whose `X-Forwarded-For` names the client (login throttling by address): addresses or subnets, comma-separated. */
   trustedProxies: z
     .string()

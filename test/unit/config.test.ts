@@ -56,6 +56,18 @@ test('a number setting is decimal digits: blanks, hex, exponents and fractions o
   assert.throws(() => loadConfig({}, { TMS_RATE_LIMIT: 'fast' }), /configuration rateLimit \(TMS_RATE_LIMIT\): must be a number in decimal digits, got "fast"/);
 });
 
+test('a number out of its range is refused with the range, not as a non-number', () => {
+  const cases: [Record<string, string>, string][] = [
+    [{ TMS_PORT: '70000' }, 'configuration port (TMS_PORT): must be 0 to 65535, got "70000"'],
+    [{ TMS_SESSION_TTL_MS: '0' }, 'configuration sessionTtlMs (TMS_SESSION_TTL_MS): must be 1 or more, got "0"'],
+    [{ TMS_MAX_PAGE_SIZE: '0' }, 'configuration maxPageSize (TMS_MAX_PAGE_SIZE): must be 1 or more, got "0"'],
+    [{ TMS_ANALYSIS_THREADS: '0' }, 'configuration analysisThreads (TMS_ANALYSIS_THREADS): must be 1 or more, got "0"'],
+  ];
+  for (const [env, message] of cases) assert.throws(() => loadConfig({}, env), (error: Error) => error.message === message || assert.unreachable(error.message));
+  assert.throws(() => loadConfig({ rateLimit: -3 }, {}), /configuration rateLimit \(TMS_RATE_LIMIT\): must be 0 or more/);
+  assert.throws(() => loadConfig({ bodyLimitBytes: -1 }, {}), /configuration bodyLimitBytes \(TMS_BODY_LIMIT_BYTES\): must be 1 or more/);
+});
+
 test('the admin key: at least 16 characters and no spaces, and an error never repeats it', () => {
   for (const key of ['short', 'sixteen chars with spaces']) {
     assert.throws(() => loadConfig({}, { TMS_ADMIN_KEY: key }), (error: Error) => {
