@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
@@ -38,8 +38,14 @@ export function generateCommand(): Command {
     .option('--data-dir <dir>', 'LevelDB folder (env TMS_DATA_DIR)', process.env['TMS_DATA_DIR'] ?? './data')
     .option('--batch-size <n>', 'events per LevelDB batch (store default when omitted)', wholeNumber('--batch-size', 1))
     .option('--no-progress', 'do not draw a progress bar on stderr')
-    .action(async (options: GenerateOptions) => {
-      const { loaded, seconds } = await runGenerate(options);
+    .action(async (options: GenerateOptions, command: Command) => {
+      let result: { loaded: number; seconds: number };
+      try {
+        result = await runGenerate(options);
+      } catch (error) {
+        command.error(`error: ${error instanceof Error ? error.message : String(error)}`, { exitCode: 1 });
+      }
+      const { loaded, seconds } = result;
       console.log(
         `loaded ${loaded} events into timeline "${options.timeline}" in ${seconds.toFixed(1)} s ` +
           `(${Math.round(loaded / Math.max(seconds, 1e-9))} events/s)`,
@@ -54,7 +60,13 @@ export async function runGenerate(options: GenerateOptions): Promise<{ loaded: n
     seed: options.seed,
     maxCauses: options.maxCauses,
   });
-  await mkdir(options.dataDir, { recursive: true });
+  // A new store holds primary alone: another timeline is refused before the folder is made.
+  if (options.timeline !== PRIMARY_TIMELINE_ID && !(await stat(options.dataDir).catch(() => undefined))) {
+    throw new Error(`timeline "${options.timeline}" not found: ${options.dataDir} holds no store yet, and a new store has only "${PRIMARY_TIMELINE_ID}"`);
+  }
+  await mkdir(options.dataDir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`cannot create the data folder ${options.dataDir} (${error.code ?? error.message}); give a folder you can write with --data-dir`);
+  });
   let storage: Storage;
   try {
     // primary belongs to no account, as when the server creates it.

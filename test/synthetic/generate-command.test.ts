@@ -12,6 +12,7 @@ import { LevelTimelineStore, locationWords } from '../../src/store/index.ts';
 import { generateSyntheticEvents, syntheticPlaceName } from '../../src/synthetic/generator.ts';
 import { formatInstant } from '../../src/time/index.ts';
 import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
+import { refusal, tms } from '../support/cli.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const mainPath = join(root, 'src/cli/main.ts');
@@ -109,6 +110,31 @@ test('a locked data folder is reported as such', async () => {
   } finally {
     await holder.close();
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a refused generate says why in one line, and a timeline that is not there makes no folder', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'tms-generate-refused-'));
+  try {
+    const fresh = join(parent, 'fresh');
+    const missing = await tms(['generate', '--events', '10', '--timeline', 'nosuch', '--data-dir', fresh, '--no-progress']);
+    assert.match(refusal(missing), /^error: timeline "nosuch" not found: .* holds no store yet, and a new store has only "primary"$/);
+    assert.not.ok(existsSync(fresh), 'no folder made');
+
+    const existing = join(parent, 'existing');
+    assert.is((await tms(['generate', '--events', '10', '--data-dir', existing, '--no-progress'])).code, 0);
+    const notThere = await tms(['generate', '--events', '10', '--timeline', 'nosuch', '--data-dir', existing, '--no-progress']);
+    assert.match(refusal(notThere), /^error: timeline "nosuch" not found$/);
+
+    const holder = await openStore(existing);
+    try {
+      const locked = await tms(['generate', '--events', '10', '--data-dir', existing, '--no-progress']);
+      assert.match(refusal(locked), /^error: cannot open the data folder .*is the server running on it\?\)$/);
+    } finally {
+      await holder.close();
+    }
+  } finally {
+    await rm(parent, { recursive: true, force: true });
   }
 });
 
