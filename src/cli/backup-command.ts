@@ -1,4 +1,3 @@
-import { createWriteStream } from 'node:fs';
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -104,9 +103,16 @@ async function saveBackup(file: string, force: boolean, write: (sink: Writable, 
   const existing = await stat(target).catch(() => undefined);
   if (existing?.isDirectory()) throw new Refusal(`${file} is a folder; give the path of the backup file to write`);
   if (existing && !force) throw new Refusal(`${file} already exists; choose another name, or pass --force to replace it`);
-  const folders = await makeFolders(dirname(target));
+  const cannotWrite = (error: NodeJS.ErrnoException) => new Refusal(`cannot write ${file} (${error.code ?? error.message}); give a path in a folder you can write`);
+  const folders = await makeFolders(dirname(target)).catch((error: NodeJS.ErrnoException) => {
+    throw cannotWrite(error);
+  });
   const partial = join(dirname(target), `.${basename(target)}.partial-${process.pid}`);
-  const sink = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
+  const opened = await open(partial, 'wx', 0o600).catch(async (error: NodeJS.ErrnoException) => {
+    await folders.removeIfEmpty();
+    throw cannotWrite(error);
+  });
+  const sink = opened.createWriteStream();
   try {
     const trailer = await write(sink, partial);
     const handle = await open(partial, 'r+');
@@ -138,11 +144,12 @@ async function runBackup(file: string, options: BackupOptions): Promise<void> {
     const storage = await openForCommand(options.databaseUrl ? { dataDir: '', databaseUrl: options.databaseUrl } : { dataDir: options.dataDir!, create: false }, where,
       'back it up through the service instead: tms backup <file> --url http://host:port --key <admin key>');
     try {
-      say(`backing up ${where} to ${file}`);
       const bar = progressBar(options.progress, 'backup', 'entries');
-      bar?.start(1, 0);
       try {
         trailer = await saveBackup(file, options.force, async (sink, partial) => {
+          // Once the file is there to write: a refused file says nothing of a backup first.
+          say(`backing up ${where} to ${file}`);
+          bar?.start(1, 0);
           await writeBackup(storage, options.databaseUrl ? 'postgresql' : 'leveldb', sink, ({ done, total }) => {
             bar?.setTotal(total);
             bar?.update(done);
@@ -228,7 +235,8 @@ const RESTORE: StagedWrite = { verb: 'restore', undone: 'nothing was restored', 
 
 async function runRestore(file: string, options: RestoreOptions): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
-  if (!!options.dataDir === !!options.databaseUrl) throw new Refusal('give where to restore: --data-dir <new folder> or --database-url <empty database>');
+  if (options.dataDir && options.databaseUrl) throw new Refusal('give either --data-dir or --database-url to restore into, not both');
+  if (!options.dataDir && !options.databaseUrl) throw new Refusal('give where to restore: --data-dir <new folder> or --database-url <empty database>');
   const began = performance.now();
   const where = options.databaseUrl ? describeUrl(options.databaseUrl) : options.dataDir!;
   if (options.dataDir) await assertNewFolder(options.dataDir, RESTORE);

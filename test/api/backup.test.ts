@@ -132,6 +132,9 @@ test('restore refuses a store that is not empty, and leaves it as it was', async
     // A backup file is never silently replaced either.
     const again = await tms(['backup', file, '--data-dir', target]);
     assert.match(refusal(again), /already exists; choose another name, or pass --force to replace it$/);
+    assert.not.match(again.stderr, /backing up/, 'nothing said of a backup that never began');
+    const both = await tms(['restore', file, '--data-dir', join(dir, 'new'), '--database-url', 'postgres://u@127.0.0.1:1/none']);
+    assert.match(refusal(both), /^error: give either --data-dir or --database-url to restore into, not both$/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -237,6 +240,19 @@ test('GET /v1/admin/backup: 401 without a key, 403 for a key without admin, in t
     const gone = await tms(['backup', join(dir, 'deeper', 'b.tmsbackup'), '--url', `http://127.0.0.1:${server.port}`, '--key', ADMIN_KEY]);
     assert.match(refusal(gone), /^error: cannot reach tms at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start the service, or give its address with --url$/);
     assert.is(await stat(dir).catch(() => undefined), undefined, 'the folders named for the backup are not left behind');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a backup to a path it cannot write says so in one line, and leaves nothing', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-backup-unwritable-'));
+  try {
+    await smallBackup(dir);
+    await writeFile(join(dir, 'afile'), 'not a folder');
+    const run = await tms(['backup', join(dir, 'afile', 'deeper', 'b.tmsbackup'), '--data-dir', join(dir, 'small'), '--no-progress']);
+    assert.match(refusal(run), /^error: cannot write .*afile\/deeper\/b\.tmsbackup \((ENOTDIR|EEXIST)\); give a path in a folder you can write$/);
+    assert.equal((await readdir(dir)).sort(), ['afile', 'small', 'small.tmsbackup']);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
