@@ -44,6 +44,8 @@ export interface RunningApp {
   port: number;
   /** Set only on the first start of an empty store: print once, never again. */
   bootstrap?: { username: string; password: string; key: string };
+  /** What the start did with TMS_ADMIN_KEY or found about the admin account, for the operator to read once. */
+  notice?: string;
   close(): Promise<void>;
 }
 
@@ -156,6 +158,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       url: `${tls ? 'https' : 'http'}://${host}:${port}`,
       port,
       ...(bootstrap.created ? { bootstrap: { username: bootstrap.username, password: bootstrap.password, key: bootstrap.key } } : {}),
+      ...(!bootstrap.created && bootstrap.notice ? { notice: bootstrap.notice } : {}),
       async close() {
         // Not ready from the first moment; still serving for the drain time, so that load balancers move away first.
         readiness.drain();

@@ -62,10 +62,15 @@ export interface NewKey {
 /** The one time a key's secret is seen. */
 export type CreatedKey = KeyView & { key: string };
 
+/** A TMS_ADMIN_KEY the store cannot take, for a reason the operator can fix (the message says how). */
+export class AdminKeyRefusal extends Error {}
+
 export type AdminBootstrap =
   | { created: true; username: string; password: string; key_id: string; key: string }
   | { created: false; notice?: string };
 
+const MAKE_ADMIN = 'make one with: tms users create admin --scopes read,write,admin';
+const NO_ADMIN = `no account has the admin scope, so none can manage the others; ${MAKE_ADMIN}`;
 const MISSING_HEADER = 'missing Authorization: Bearer <API_KEY> header';
 const INVALID_CREDENTIALS = 'invalid or expired credentials';
 const INVALID_LOGIN = 'invalid username or password';
@@ -523,14 +528,18 @@ export class AccessControl {
       if (existing?.revoked) return { created: false, notice: 'TMS_ADMIN_KEY was revoked and stays revoked' };
       if (existing !== undefined) return { created: false };
       if (this.credentials.has(credentialIdOf(adminKey) ?? derivedKeyId(hashToken(adminKey)))) {
-        throw new Error('TMS_ADMIN_KEY collides with the id of an existing key; choose another key');
+        throw new AdminKeyRefusal('TMS_ADMIN_KEY collides with the id of an existing key; choose another key');
       }
     }
     if (this.accounts.size > 0) {
-      if (adminKey === undefined) return { created: false };
+      if (adminKey === undefined) {
+        // Accounts made with `tms users create` before the first start: the admin account is theirs to make.
+        const anyAdmin = [...this.accounts.values()].some((account) => account.scopes.includes('admin'));
+        return anyAdmin ? { created: false } : { created: false, notice: NO_ADMIN };
+      }
       const admin = this.accounts.get(ADMIN_USERNAME);
       if (admin === undefined || !admin.scopes.includes('admin')) {
-        throw new Error('TMS_ADMIN_KEY is new, and there is no "admin" account with the admin scope to give it to');
+        throw new AdminKeyRefusal(`TMS_ADMIN_KEY is new, and there is no "admin" account with the admin scope to give it to; ${MAKE_ADMIN}, or unset TMS_ADMIN_KEY`);
       }
       const record = this.adminKeyRecord(adminKey, true);
       this.registerKey(record);

@@ -59,6 +59,7 @@ export function serveCommand(): Command {
         ].join('\n') + '\n',
       );
     }
+    if (app.notice) process.stdout.write(`tms: ${app.notice}\n`);
     process.stdout.write(`tms: listening on ${app.url} (gRPC, gRPC-Web, Connect, REST)\n`);
     process.stdout.write(`tms: try-it console ${app.url}/console\n`);
     process.stdout.write(`tms: API description ${app.url}/openapi.json  ·  health ${app.url}/healthz\n`);

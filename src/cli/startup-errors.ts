@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { ConfigError, configEnv } from '../config.ts';
 import { StoreOpenError } from '../store/storage.ts';
+import { AdminKeyRefusal } from '../accounts/access.ts';
 
 type Cause = Error & { code?: string; cause?: Cause; syscall?: string; path?: string };
 
@@ -14,6 +15,7 @@ const setting = (key: keyof Config) => `${configEnv[key]}${flagOf[key] ? ` / ${f
 export function explainStartupError(error: unknown, config: Config | undefined): string | undefined {
   if (error instanceof ConfigError) return `invalid setting: ${error.message}`;
   if (error instanceof StoreOpenError) return error.message;
+  if (error instanceof AdminKeyRefusal) return error.message;
   if (!(error instanceof Error) || !config) return undefined;
   const failure = error as Cause;
   const cause = failure.cause ?? failure;

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OPERATOR } from '../../src/accounts/principal.ts';
+import { AdminKeyRefusal } from '../../src/accounts/access.ts';
 import { apiError, openHarness } from './support.ts';
 import type { Harness } from './support.ts';
 
@@ -70,6 +71,22 @@ test('a revoked TMS_ADMIN_KEY stays revoked', async ({ h }) => {
   const again = await h.access.ensureAdmin({ adminKey });
   assert.equal(again, { created: false, notice: 'TMS_ADMIN_KEY was revoked and stays revoked' });
   assert.is((await apiError(() => h.access.authenticate(`Bearer ${adminKey}`, 'x'))).code, 'unauthenticated');
+});
+
+test('a store whose accounts have no admin scope is left alone, with a notice that says how to make one', async ({ h }) => {
+  await h.access.createAccount(OPERATOR, { username: 'zed', password: 'zed password', scopes: ['read'] });
+  assert.equal(await h.access.ensureAdmin(), {
+    created: false,
+    notice: 'no account has the admin scope, so none can manage the others; make one with: tms users create admin --scopes read,write,admin',
+  });
+  let refused: unknown;
+  await h.access.ensureAdmin({ adminKey: 'a-new-admin-key-0123456789' }).catch((error: unknown) => (refused = error));
+  assert.instance(refused, AdminKeyRefusal);
+  assert.is(
+    (refused as Error).message,
+    'TMS_ADMIN_KEY is new, and there is no "admin" account with the admin scope to give it to; make one with: tms users create admin --scopes read,write,admin, or unset TMS_ADMIN_KEY',
+  );
+  assert.equal(h.access.listAccounts(OPERATOR).map((a) => a.username), ['zed']);
 });
 
 test('a short TMS_ADMIN_KEY is refused', async ({ h }) => {

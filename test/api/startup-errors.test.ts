@@ -104,6 +104,23 @@ startup('invalid settings name the variable', async ({ dir }) => {
   assertOneLine(await serve({ TMS_DATA_DIR: join(dir, 'cfg'), TMS_MAX_PAGE_SIZE: '10' }), /invalid setting: .*TMS_DEFAULT_PAGE_SIZE.* above maxPageSize \(TMS_MAX_PAGE_SIZE\) 10/);
 });
 
+startup('accounts without the admin scope: a start says how to make one, and a new TMS_ADMIN_KEY is refused in one line', async ({ dir }) => {
+  const data = join(dir, 'no-admin');
+  const made = await new Promise<number>((resolve) =>
+    execFile(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'users', 'create', 'zed', '--scopes', 'read', '--password', 'zed-password-123', '--data-dir', data], (error) =>
+      resolve(error ? 1 : 0),
+    ),
+  );
+  assert.is(made, 0);
+  const server = await startServeProcess(data, { args: ['--log-level', 'warn'] });
+  try {
+    assert.match(server.output(), /(^|\n)tms: no account has the admin scope, so none can manage the others; make one with: tms users create admin --scopes read,write,admin\n/);
+  } finally {
+    await server.stop();
+  }
+  assertOneLine(await serve({ TMS_DATA_DIR: data, TMS_ADMIN_KEY: 'a-new-admin-key-0123456789' }), /^tms: TMS_ADMIN_KEY is new, and there is no "admin" account with the admin scope to give it to; make one with/);
+});
+
 startup('a database nobody listens on', async ({ dir }) => {
   const exit = await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: 'postgres://tms:hunter2-secret@127.0.0.1:1/tms' });
   assertOneLine(exit, /cannot reach the database at tms@127\.0\.0\.1:1\/tms \(.*ECONNREFUSED.*\); check that PostgreSQL runs there and that TMS_DATABASE_URL \/ --database-url names it/);
