@@ -1,5 +1,5 @@
 import { SavedRequests } from '../saved-requests/saved-requests.ts';
-import { openStorage } from '../store/storage.ts';
+import { openStorage, StoreOpenError } from '../store/storage.ts';
 import { AccessControl } from './access.ts';
 import type { AccessOptions } from './access.ts';
 
@@ -40,12 +40,10 @@ export async function openOffline(dataDir: string, options: { create?: boolean; 
 }
 
 function explainOpenFailure(dataDir: string, error: unknown): string {
+  if (error instanceof StoreOpenError) return error.message;
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.code === 'LEVEL_LOCKED') {
     return `the data directory ${dataDir} is in use by another process (a running tms server holds its lock); stop the server first, or use the API (/v1/accounts, /v1/keys) while it runs`;
-  }
-  if (cause?.message?.includes('does not exist')) {
-    return `no tms data directory at ${dataDir} (set --data-dir or TMS_DATA_DIR)`;
   }
   return `cannot open the data directory ${dataDir}: ${cause?.message ?? String(error)}`;
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -148,7 +149,8 @@ test('mistakes exit 1 with a message naming the problem', async ({ dir }) => {
   }
   const missing = await tms(['users', 'list', '--data-dir', join(dir, '..', 'nowhere')]);
   assert.is(missing.code, 1);
-  assert.match(missing.stderr, /error: no tms data directory at .*nowhere \(set --data-dir or TMS_DATA_DIR\)/);
+  assert.match(missing.stderr, /error: no tms data folder at .*nowhere \(give it with --data-dir or TMS_DATA_DIR\)/);
+  assert.not.ok(existsSync(join(dir, '..', 'nowhere')), 'looking for a store makes no folder');
 });
 
 test('while a server holds the data directory, the commands say so', async ({ dir }) => {

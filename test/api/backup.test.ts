@@ -245,7 +245,7 @@ test('GET /v1/admin/backup: 401 without a key, 403 for a key without admin, in t
   }
 });
 
-test('a backup to a path it cannot write says so in one line, and leaves nothing', async () => {
+test('a backup to a path it cannot write, or from a folder that holds no store, says so in one line and leaves nothing', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-backup-unwritable-'));
   try {
     await smallBackup(dir);
@@ -253,6 +253,10 @@ test('a backup to a path it cannot write says so in one line, and leaves nothing
     const run = await tms(['backup', join(dir, 'afile', 'deeper', 'b.tmsbackup'), '--data-dir', join(dir, 'small'), '--no-progress']);
     assert.match(refusal(run), /^error: cannot write .*afile\/deeper\/b\.tmsbackup \((ENOTDIR|EEXIST)\); give a path in a folder you can write$/);
     assert.equal((await readdir(dir)).sort(), ['afile', 'small', 'small.tmsbackup']);
+    for (const args of [['backup', join(dir, 'c.tmsbackup'), '--data-dir', join(dir, 'typo')], ['copy-store', '--from', join(dir, 'typo'), '--to', join(dir, 'copy')]]) {
+      assert.match(refusal(await tms(args)), /^error: no tms data folder at .*typo \(give it with --data-dir or TMS_DATA_DIR\)$/, args[0]);
+    }
+    assert.equal((await readdir(dir)).sort(), ['afile', 'small', 'small.tmsbackup'], 'looking for a store makes no folder');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,5 +1,7 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Level } from 'level';
-import type { Storage, StorageOptions } from '../storage.ts';
+import { StoreOpenError, type Storage, type StorageOptions } from '../storage.ts';
 import { LevelAccountStore } from './level-account-store.ts';
 import { LevelSavedRequestStore } from './level-saved-request-store.ts';
 import { LevelTimelineStore } from './level-timeline-store.ts';
@@ -14,6 +16,10 @@ export const LEVEL_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view', write
 
 /** The embedded backend: one LevelDB folder, each store in a sublevel of its own. */
 export async function openLevelStorage(options: StorageOptions): Promise<Storage> {
+  // LevelDB makes the folder (its lock and log) even when it may not create a store: a store that must exist is looked for first.
+  if (options.create === false && !(await stat(join(options.dataDir, 'CURRENT')).catch(() => undefined))) {
+    throw new StoreOpenError(`no tms data folder at ${options.dataDir} (give it with --data-dir or TMS_DATA_DIR)`);
+  }
   const db = new Level<Uint8Array, Uint8Array>(options.dataDir, { ...LEVEL_OPTIONS, createIfMissing: options.create ?? true });
   await db.open();
   try {
