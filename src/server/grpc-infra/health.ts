@@ -60,6 +60,8 @@ async function* watchStatus(health: HealthState, service: string, signal: AbortS
       }
       yield { status: wireStatus[status] };
     }
+    // A watch ends only when its call does (a deadline, the client gone, the server stopping): never as a success.
+    throw ConnectError.from(signal.reason);
   } finally {
     unwatch();
     signal.removeEventListener('abort', wakeUp);
