@@ -9,6 +9,7 @@ import { Client, credentials } from '@grpc/grpc-js';
 
 export interface Harness {
   client: Client;
+  port: number;
   close(): Promise<void>;
 }
 
@@ -24,6 +25,7 @@ export async function startHarness(routes: (router: ConnectRouter) => void): Pro
   const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
   return {
     client,
+    port,
     async close() {
       client.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
