@@ -103,13 +103,17 @@ export function refuseBody(req: AnyRequest, reject: (error: unknown) => void, er
   reject(error);
 }
 
-/** The request's fields from protobuf bytes; bytes that are not a message fail as connect-node says. */
+/**
+ * The request's fields from protobuf bytes. Bytes that are not the message are the client's mistake:
+ * `invalid_argument` in connect-node's words, where connect-node itself says `internal`, which would count a
+ * client's bug as a server fault in the metrics.
+ */
 export function binaryFields(method: DescMethod, bytes: Uint8Array): unknown {
   let message: Message;
   try {
     message = fromBinary(method.input, bytes);
   } catch (error) {
-    throw new ConnectError(`parse binary: ${error instanceof Error ? error.message : String(error)}`, Code.Internal);
+    throw new ConnectError(`parse binary: ${error instanceof Error ? error.message : String(error)}`, Code.InvalidArgument);
   }
   return messageFields(method, message);
 }

@@ -115,7 +115,7 @@ const refusals: [string, string | Buffer, Record<string, string>, number, string
   ['a body that is not JSON', '{"page_size": ', {}, 400, 'invalid_argument', 'Unexpected end of JSON input'],
   ['a field of the wrong type', '{"page_size": "abc"}', {}, 400, 'invalid_argument', 'cannot decode field tms.v1.SearchEventsRequest.page_size from JSON'],
   ['a member named twice', '{"page_size": 1, "page_size": 2}', {}, 400, 'invalid_argument', 'duplicate object key "page_size"'],
-  ['bytes that are not the request message', Buffer.from([0xff, 0xff, 0xff]), { 'content-type': 'application/proto' }, 500, 'internal', 'parse binary: '],
+  ['bytes that are not the request message', Buffer.from([0xff, 0xff, 0xff]), { 'content-type': 'application/proto' }, 400, 'invalid_argument', 'parse binary: '],
   ['a body over the size limit', JSON.stringify({ location: 'x'.repeat(20_000) }), {}, 429, 'resource_exhausted', 'message size 20015 is larger than configured readMaxBytes 16384'],
   ['a bad connect-timeout-ms', JSON.stringify(QUERY), { 'connect-timeout-ms': 'soon' }, 400, 'invalid_argument', 'protocol error: invalid connect timeout value: soon'],
   ['no key', JSON.stringify(QUERY), { authorization: '' }, 401, 'unauthenticated', 'missing Authorization: Bearer'],
