@@ -31,8 +31,11 @@ export interface HttpHandlerDeps extends RestDeps {
   metrics: Metrics;
 }
 
-/** What the RPC faces read (connect-node's own rules): Connect unary and streaming, gRPC and gRPC-Web, JSON or binary. */
-const RPC_CONTENT_TYPE = /^application\/(?:(?:connect\+)?(?:json(?:; ?charset=utf-?8)?|proto)|grpc(?:-web(?:-text)?)?(?:\+(?:json(?:; ?charset=utf-?8)?|proto))?)$/i;
+/**
+ * What the RPC faces read (connect-node's own rules): Connect unary and streaming, gRPC and gRPC-Web, JSON or
+ * binary. Not gRPC-Web's base64 text mode, which connect-node does not read.
+ */
+const RPC_CONTENT_TYPE = /^application\/(?:(?:connect\+)?(?:json(?:; ?charset=utf-?8)?|proto)|grpc(?:-web)?(?:\+(?:json(?:; ?charset=utf-?8)?|proto))?)$/i;
 /** Health, metrics, the API description and static files only ever answer reads. */
 const PLAIN_METHODS = ['GET', 'HEAD'];
 

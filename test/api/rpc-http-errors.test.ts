@@ -27,7 +27,7 @@ rpc('methods other than POST: 405, Allow: POST, unimplemented', async ({ server 
 });
 
 rpc('a content type no RPC protocol reads: 415, invalid_argument naming the request body', async ({ server }) => {
-  for (const type of ['text/plain', 'application/json; charset=latin1', 'application/xml', 'multipart/form-data; boundary=x']) {
+  for (const type of ['text/plain', 'application/json; charset=latin1', 'application/xml', 'multipart/form-data; boundary=x', 'application/grpc-web-text']) {
     const res = await call(server, 'POST', PATH, { rawBody: '{"location": "Paris"}', headers: { 'content-type': type } });
     assert.is(res.status, 415, type);
     assert.is(res.json.code, 'invalid_argument', type);
