@@ -74,12 +74,16 @@ export function startDeadline(limit: number | TimeLimit, onExpire: (error: ApiEr
   return entry;
 }
 
-/** `work`, or a `deadline_exceeded` rejection when it takes longer than the limit. */
-export function withDeadline<T>(work: Promise<T>, limit: TimeLimit): Promise<T> {
-  if (!Number.isFinite(limit.ms)) return work;
+/**
+ * `work` started, or a `deadline_exceeded` rejection when it takes longer than the limit. A limit already spent
+ * when the call arrives (a client's `grpc-timeout: 0n`) starts nothing: not even a write.
+ */
+export function withDeadline<T>(work: () => Promise<T>, limit: TimeLimit): Promise<T> {
+  if (!Number.isFinite(limit.ms)) return work();
+  if (limit.ms <= 0) return Promise.reject(new ApiError('deadline_exceeded', `request: its time limit (${limit.source}) had passed when it arrived; nothing was done`));
   return new Promise<T>((resolve, reject) => {
     const deadline = startDeadline(limit, reject);
-    work.then(
+    work().then(
       (value) => {
         deadline.clear();
         resolve(value);

@@ -56,7 +56,7 @@ export function invokeUnary(
   input.catch(() => undefined);
   const call = { rpc: `${method.parent.typeName}.${method.name}`, authorization: authorizationHeader(req), client: state.client, state };
   return withDeadline(
-    invoke(options, call, () => input),
+    () => invoke(options, call, () => input),
     tighterLimit(options.requestTimeoutMs, clientTimeoutMs, state.protocol === 'connect' ? 'connect-timeout-ms' : 'grpc-timeout'),
   );
 }

@@ -4,6 +4,7 @@
 import { connect, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { create, fromBinary, toBinary, toJson } from '@bufbuild/protobuf';
+import { CreateTimelineRequestSchema } from '../../src/gen/tms/v1/timeline_service_pb.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SearchEventsRequestSchema, SearchEventsResponseSchema } from '../../src/gen/tms/v1/event_service_pb.ts';
@@ -117,6 +118,18 @@ for (const [what, body, headers, status, message] of refusals) {
     assert.is(answer.body.length, 0);
   });
 }
+
+framing('a call whose deadline had passed when it arrived does nothing, and says so', async ({ session }) => {
+  const list = async () => (await post(session, '/tms.v1.TimelineService/ListTimelines', envelope(Buffer.alloc(0)))).body.length;
+  const before = await list();
+  const late = toBinary(CreateTimelineRequestSchema, create(CreateTimelineRequestSchema, { baseTimelineId: 'primary', description: 'late' }));
+  const spent = await post(session, '/tms.v1.TimelineService/CreateTimeline', envelope(late), {
+    'grpc-timeout': '0n',
+  });
+  assert.is(spent.trailers['grpc-status'], '4', 'DEADLINE_EXCEEDED');
+  assert.match(decodeURIComponent(String(spent.trailers['grpc-message'])), /had passed when it arrived; nothing was done/);
+  assert.is(await list(), before, 'no timeline was made');
+});
 
 framing('the session still serves calls after every refusal', async ({ session }) => {
   const answer = await post(session, SEARCH, envelope(searchRequest(1)));

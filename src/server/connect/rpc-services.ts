@@ -43,7 +43,7 @@ function unaryHandler(rpc: string, method: DescMethod, { operations, gate, reque
     const call = { rpc, authorization: context.requestHeader.get('authorization') ?? undefined, client: state.client, state };
     try {
       const output = await withDeadline(
-        invoke({ operations, gate }, call, () => toJson(method.input, request, { useProtoFieldName: true })),
+        () => invoke({ operations, gate }, call, () => toJson(method.input, request, { useProtoFieldName: true })),
         tighterLimit(requestTimeoutMs, context.timeoutMs(), state.protocol === 'connect' ? 'connect-timeout-ms' : 'grpc-timeout'),
       );
       state.code = 'ok';
