@@ -94,6 +94,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
           sendError(res, error as ApiError);
           return;
         }
+        closeIfAnsweredEarly(req, res);
         deps.rpcHandler(req, res);
       }
       return;
@@ -115,6 +116,20 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     state.code = 'not_found';
     sendError(res, new ApiError('not_found', `no route for ${method} ${path}`), { 'x-request-id': requestId });
   };
+}
+
+/**
+ * An HTTP/1.1 answer sent before its request's body has all arrived (connect-node refusing a body over the
+ * limit) closes the connection, as `closeIfBodyUnread` does on our own paths: the rest of that body would be
+ * read as the next request.
+ */
+function closeIfAnsweredEarly(req: AnyRequest, res: AnyResponse): void {
+  if (req.httpVersionMajor !== 1) return;
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: AnyResponse, ...args: unknown[]) {
+    if (!req.complete) this.setHeader('connection', 'close');
+    return (writeHead as (...a: unknown[]) => AnyResponse).apply(this, args);
+  } as typeof res.writeHead;
 }
 
 /** 405 with `Allow`, in the error JSON. */

@@ -48,6 +48,24 @@ limits('REST: a request over TMS_REQUEST_TIMEOUT_MS gets 504 deadline_exceeded (
   assert.type(res.headers['x-request-id'], 'string');
 });
 
+limits('gRPC-Web over HTTP/1.1: a call refused before its body has all arrived (a message over the limit) closes the connection', async ({ server }) => {
+  const socket = connect(server.port, '127.0.0.1');
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.setTimeout(10_000, () => socket.destroy());
+  socket.write(
+    `POST /tms.v1.TimelineService/CreateTimeline HTTP/1.1\r\nHost: tms\r\nAuthorization: Bearer ${ADMIN_KEY}\r\n` +
+      `Content-Type: application/grpc-web+proto\r\nContent-Length: 20000\r\n\r\n${'x'.repeat(1000)}`,
+  );
+  await new Promise((resolve) => socket.once('close', resolve));
+  assert.match(text, /^HTTP\/1\.1 200 /);
+  const head = text.slice(0, text.indexOf('\r\n\r\n'));
+  assert.match(head, /\r\nconnection: close(\r\n|$)/i, 'the rest of the body is not read as a next request');
+  assert.is(text.match(/HTTP\/1\.1 /g)?.length, 1, `one answer on the connection, got: ${text}`);
+  assert.match(text, /grpc-status:\s*8/, 'RESOURCE_EXHAUSTED');
+});
+
 limits('gRPC: the same limit gives DEADLINE_EXCEEDED', async ({ server }) => {
   const res = await grpcCall(server.port, 'tms.v1.AccountService.Login', { username: SLOW.username, password: 'not the password' }, null);
   assert.is(res.codeName, 'deadline_exceeded');
