@@ -1,4 +1,6 @@
 import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 import type { AnyRequest, AnyResponse, RequestHandler } from './one-port.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -149,7 +151,23 @@ export const answerUnknownRpc: NonNullable<ConnectNodeAdapterOptions['fallback']
   const state = requestStateOf(req);
   if (state) state.code = 'unimplemented';
   const path = (req.url ?? '/').split('?')[0];
-  sendError(res, new ApiError('unimplemented', `no RPC method ${path} (unknown service or method)`, [], 'no_such_path'));
+  const message = `no RPC method ${path} (unknown service or method)`;
+  const contentType = req.headers['content-type'] ?? '';
+  if (contentType.startsWith('application/grpc')) {
+    // gRPC clients read the status from the trailers (gRPC-Web over HTTP/1.1: from the head, as trailers-only);
+    // an HTTP 404 would reach them without the message.
+    const status: Record<string, string> = {};
+    setTrailerStatus(new Headers(), new ConnectError(message, Code.Unimplemented)).forEach((value, name) => (status[name] = value));
+    if (req.httpVersionMajor === 2) {
+      res.writeHead(200, { 'content-type': contentType });
+      res.addTrailers(status);
+    } else {
+      res.writeHead(200, { 'content-type': contentType, ...status });
+    }
+    res.end();
+    return;
+  }
+  sendError(res, new ApiError('unimplemented', message, [], 'no_such_path'));
 };
 
 /** A protobuf service's full name (package, then service), then a method name: the only paths an RPC can have. */

@@ -86,7 +86,7 @@ protocols('Connect and gRPC-Web without a key are refused as unauthenticated, li
   }
 });
 
-protocols('gRPC: an unknown method is UNIMPLEMENTED', async ({ server }) => {
+protocols('gRPC: an unknown method is UNIMPLEMENTED, with the message naming it', async ({ server }) => {
   const client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure());
   try {
     await unary(client, '/tms.v1.EventService/NoSuchMethod', HealthCheckRequestSchema, HealthCheckResponseSchema, create(HealthCheckRequestSchema, {}));
@@ -94,6 +94,7 @@ protocols('gRPC: an unknown method is UNIMPLEMENTED', async ({ server }) => {
   } catch (error) {
     assert.ok(isServiceError(error), String(error));
     assert.is(error.code, status.UNIMPLEMENTED);
+    assert.is(decodeURIComponent(error.details), 'no RPC method /tms.v1.EventService/NoSuchMethod (unknown service or method)');
   } finally {
     client.close();
   }
