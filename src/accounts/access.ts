@@ -478,6 +478,7 @@ export class AccessControl {
         : normalizeUsername(filter.account, 'account');
     const isAdmin = hasScope(actor, 'admin');
     if (account !== undefined && account !== actor.account) requireAdmin(actor, "listing another account's keys");
+    if (account !== undefined && !this.accounts.has(account)) throw noSuchAccount(account);
     const wanted = account ?? (isAdmin ? undefined : actor.account);
     const written = await this.store.lastUses?.();
     const views: KeyView[] = [];

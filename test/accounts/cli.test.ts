@@ -141,6 +141,7 @@ test('mistakes exit 1 with a message naming the problem', async ({ dir }) => {
     [['users', 'create', 'alice', '--scopes', 'read'], /error: account "alice" already exists/],
     [['users', 'create', 'carol', '--scopes', 'root'], /error: scopes\[0\]: unknown scope "root"/],
     [['users', 'remove', 'nobody'], /error: account "nobody" not found/],
+    [['keys', 'list', '--user', 'nobody'], /error: account "nobody" not found/],
   ];
   for (const [args, expected] of cases) {
     const run = await tms([...args, '--data-dir', dir]);
