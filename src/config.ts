@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTrustedProxies } from './server/client-address.ts';
+import { NOT_A_POSTGRES_URL, POSTGRES_URL } from './store/postgres/open-failures.ts';
 
 /** What a number setting is written as: decimal digits (`z.coerce.number` would read " " as 0 and "0x1F90" as 8080). */
 const DECIMAL = /^\d+(\.\d+)?$/;
@@ -18,7 +19,7 @@ export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   dataDir: z.string().min(1).default('./data'),
   /** PostgreSQL instead of the LevelDB folder: `postgres://user:password@host:port/database`. */
-  databaseUrl: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL').optional(),
+  databaseUrl: z.string().regex(POSTGRES_URL, NOT_A_POSTGRES_URL).optional(),
   adminKey: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
   tlsCert: z.string().optional(),
   tlsKey: z.string().optional(),

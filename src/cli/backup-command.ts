@@ -11,6 +11,7 @@ import { compareWithBackup, loadBackup, writeBackup } from '../store/backup.ts';
 import { leftOut, NONE_SKIPPED, type Skipped } from '../store/stray-credentials.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
 import { makeFolders } from './made-folders.ts';
+import { refuseOtherUrls } from './store-location.ts';
 import { assertNewFolder, openForCommand, Refusal, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 
 const BACKUP_PATH = '/v1/admin/backup';
@@ -314,6 +315,7 @@ const fail = (command: Command) => (error: unknown) => {
 /** `tms backup <file>`: a consistent snapshot of the whole store, taken while the service runs. */
 export function backupCommand(): Command {
   return new Command('backup')
+    .hook('preAction', refuseOtherUrls)
     .description('write a consistent snapshot of the whole store to a file, while the service runs')
     .argument('<file>', 'the backup file to write (refused if it exists, unless --force)')
     .option('--url <url>', 'the running service (env TMS_URL; default http://127.0.0.1:$TMS_PORT or :8080)')
@@ -341,6 +343,7 @@ keys, sessions, saved requests) and a trailer with counts, a checksum per timeli
 /** `tms restore <file>`: a backup into a new LevelDB folder or an empty PostgreSQL database. */
 export function restoreCommand(): Command {
   return new Command('restore')
+    .hook('preAction', refuseOtherUrls)
     .description('load a backup into an empty store (a new LevelDB folder or an empty PostgreSQL database), with the service stopped')
     .argument('<file>', 'a file made by tms backup')
     .option('--data-dir <dir>', 'a new or empty LevelDB folder')

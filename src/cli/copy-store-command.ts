@@ -2,11 +2,12 @@ import { Presets, SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import { checkTimelines, copyStore, type CopyReport } from '../store/copy-store.ts';
 import { openStorage, type Storage, type StorageOptions } from '../store/storage.ts';
-import { describeUrl } from '../store/postgres/open-failures.ts';
+import { describeUrl, POSTGRES_URL } from '../store/postgres/open-failures.ts';
+import { refuseOtherUrls } from './store-location.ts';
 import { openForCommand, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 import { leftOut } from '../store/stray-credentials.ts';
 
-const isUrl = (where: string) => /^postgres(ql)?:\/\//.test(where);
+const isUrl = (where: string) => POSTGRES_URL.test(where);
 /** A folder, or a postgres:// URL. */
 const storageAt = (where: string, create: boolean): StorageOptions => (isUrl(where) ? { dataDir: '', databaseUrl: where } : { dataDir: where, create });
 
@@ -21,6 +22,7 @@ const shown = (where: string) => (isUrl(where) ? describeUrl(where) : where);
  */
 export function copyStoreCommand(): Command {
   return new Command('copy-store')
+    .hook('preAction', refuseOtherUrls)
     .description('copy a whole store (timelines, branches, anchors, accounts, saved requests) to a new LevelDB folder or an empty PostgreSQL database')
     .requiredOption('--from <dir|url>', 'the store to copy: a LevelDB folder or a postgres:// URL')
     .requiredOption('--to <dir|url>', 'where to: a new folder or an empty database')

@@ -2,10 +2,11 @@ import { Command } from 'commander';
 import { OPERATOR } from '../accounts/principal.ts';
 import { parseDuration } from '../accounts/validation.ts';
 import { databaseUrlOption, dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
+import { refuseOtherUrls } from './store-location.ts';
 
 /** `tms keys create|list|revoke`: API keys on a stopped server's data directory. */
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('create, list and revoke API keys (offline: the server must be stopped)');
+  const keys = new Command('keys').description('create, list and revoke API keys (offline: the server must be stopped)').hook('preAction', refuseOtherUrls);
 
   keys
     .command('create')

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { migrateDatabase } from '../store/postgres/migrate-database.ts';
+import { refuseOtherUrls } from './store-location.ts';
 
 /**
  * `tms migrate`: the PostgreSQL schema changes alone, e.g. as a deploy step or as a user with more rights than
@@ -7,6 +8,7 @@ import { migrateDatabase } from '../store/postgres/migrate-database.ts';
  */
 export function migrateCommand(): Command {
   return new Command('migrate')
+    .hook('preAction', refuseOtherUrls)
     .description('bring the PostgreSQL schema up to date, then exit')
     .addOption(new Option('--database-url <url>', 'postgres://user:password@host:port/database').env('TMS_DATABASE_URL').makeOptionMandatory())
     .action(async (options: { databaseUrl: string }, command: Command) => {

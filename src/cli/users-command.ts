@@ -1,11 +1,12 @@
 import { Command } from 'commander';
 import { OPERATOR } from '../accounts/principal.ts';
 import { databaseUrlOption, dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
+import { refuseOtherUrls } from './store-location.ts';
 import { removeAccount } from '../saved-requests/remove-account.ts';
 
 /** `tms users create|list|remove`: account administration on a stopped server's data directory. */
 export function usersCommand(): Command {
-  const users = new Command('users').description('create, list and remove accounts (offline: the server must be stopped)');
+  const users = new Command('users').description('create, list and remove accounts (offline: the server must be stopped)').hook('preAction', refuseOtherUrls);
 
   users
     .command('create')

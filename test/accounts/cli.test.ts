@@ -142,11 +142,13 @@ test('mistakes exit 1 with a message naming the problem', async ({ dir }) => {
     [['users', 'create', 'carol', '--scopes', 'root'], /error: scopes\[0\]: unknown scope "root"/],
     [['users', 'remove', 'nobody'], /error: account "nobody" not found/],
     [['keys', 'list', '--user', 'nobody'], /error: account "nobody" not found/],
+    [['users', 'list', '--database-url', 'mysql://u:secret@localhost/db'], /error: --database-url must be a postgres:\/\/ or postgresql:\/\/ URL\n/],
   ];
   for (const [args, expected] of cases) {
     const run = await tms([...args, '--data-dir', dir]);
     assert.is(run.code, 1, args.join(' '));
     assert.match(run.stderr, expected);
+    assert.not.match(run.stderr, /secret/, 'a URL is not repeated: it may hold a password');
   }
   const missing = await tms(['users', 'list', '--data-dir', join(dir, '..', 'nowhere')]);
   assert.is(missing.code, 1);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 // tms backup / tms restore (issue 15 item 6), the refusals: damaged, foreign and misdirected restores refused
 // with one line, writing nothing; the backup route and command refuse anyone but an admin. The round trip
 // under write load is backup-round-trip.test.ts.
@@ -257,6 +258,12 @@ test('a backup to a path it cannot write, or from a folder that holds no store, 
       assert.match(refusal(await tms(args)), /^error: no tms data folder at .*typo \(give it with --data-dir or TMS_DATA_DIR\)$/, args[0]);
     }
     assert.equal((await readdir(dir)).sort(), ['afile', 'small', 'small.tmsbackup'], 'looking for a store makes no folder');
+    const elsewhere = await tms(['copy-store', '--from', join(dir, 'small'), '--to', 'mysql://u:secret@localhost/db']);
+    assert.is(refusal(elsewhere), 'error: --to is a URL that is not a postgres:// or postgresql:// one; give a folder or a PostgreSQL URL');
+    assert.not.match(elsewhere.stderr, /secret/);
+    assert.not.ok(existsSync('mysql:'), 'not taken for a folder');
+    const migrate = await tms(['migrate', '--database-url', 'mysql://u:secret@localhost/db']);
+    assert.is(refusal(migrate), 'error: --database-url must be a postgres:// or postgresql:// URL');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

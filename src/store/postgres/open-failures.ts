@@ -1,6 +1,10 @@
 import { StoreOpenError } from '../storage.ts';
 import { isUnavailable } from './unavailable.ts';
 
+/** What names a PostgreSQL store: a `postgres://` or `postgresql://` URL. */
+export const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
+export const NOT_A_POSTGRES_URL = 'must be a postgres:// or postgresql:// URL';
+
 /** The URL without its password, for messages and logs. */
 export function describeUrl(url: string): string {
   try {
