@@ -11,6 +11,7 @@ import { compareWithBackup, loadBackup, writeBackup } from '../store/backup.ts';
 import { leftOut, NONE_SKIPPED, type Skipped } from '../store/stray-credentials.ts';
 import { describeUrl } from '../store/postgres/open-failures.ts';
 import { makeFolders } from './made-folders.ts';
+import { undoneOnInterrupt } from './interrupt.ts';
 import { refuseOtherUrls } from './store-location.ts';
 import { assertNewFolder, openForCommand, Refusal, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 
@@ -115,7 +116,12 @@ async function saveBackup(file: string, force: boolean, write: (sink: Writable, 
   });
   const sink = opened.createWriteStream();
   try {
-    const trailer = await write(sink, partial);
+    const removePartial = async () => {
+      sink.destroy();
+      await rm(partial, { force: true });
+      await folders.removeIfEmpty();
+    };
+    const trailer = await undoneOnInterrupt(removePartial, `no backup was written to ${file}`, () => write(sink, partial));
     const handle = await open(partial, 'r+');
     try {
       await handle.sync();
@@ -270,32 +276,34 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
   let restoredEvents = 0;
   let skipped = NONE_SKIPPED;
   try {
-    const target = await openForCommand(staging.spec, where, 'stop the service first');
-    try {
-      say(`restoring ${file} (made ${checked.header.created_at} from ${checked.header.source}) into ${where}`);
-      const bar = progressBar(options.progress, 'restore', 'entries');
-      bar?.start(Math.max(1, checked.header.entries), 0);
+    await undoneOnInterrupt(() => staging.discard(), `nothing was restored into ${where}`, async () => {
+      const target = await openForCommand(staging.spec, where, 'stop the service first');
       try {
-        ({ skipped } = await loadBackup(file, target, ({ done, total }) => {
-          bar?.setTotal(total);
-          bar?.update(done);
-        }));
+        say(`restoring ${file} (made ${checked.header.created_at} from ${checked.header.source}) into ${where}`);
+        const bar = progressBar(options.progress, 'restore', 'entries');
+        bar?.start(Math.max(1, checked.header.entries), 0);
+        try {
+          ({ skipped } = await loadBackup(file, target, ({ done, total }) => {
+            bar?.setTotal(total);
+            bar?.update(done);
+          }));
+        } finally {
+          bar?.stop();
+        }
       } finally {
-        bar?.stop();
+        await target.close();
       }
-    } finally {
-      await target.close();
-    }
-    // 3. Read it back: counts and a checksum per timeline, as the backup recorded them.
-    say('verifying: counts and a checksum per timeline');
-    const reopened = await openForCommand(staging.spec, where, 'stop the service first');
-    try {
-      const differences = await compareWithBackup(reopened, checked.trailer, skipped);
-      if (differences.length > 0) throw new Error(`the restored store differs from the backup: ${differences.join('; ')}`);
-      restoredEvents = (await reopened.timelines.listTimelines()).reduce((sum, timeline) => sum + timeline.event_count, 0);
-    } finally {
-      await reopened.close();
-    }
+      // 3. Read it back: counts and a checksum per timeline, as the backup recorded them.
+      say('verifying: counts and a checksum per timeline');
+      const reopened = await openForCommand(staging.spec, where, 'stop the service first');
+      try {
+        const differences = await compareWithBackup(reopened, checked.trailer, skipped);
+        if (differences.length > 0) throw new Error(`the restored store differs from the backup: ${differences.join('; ')}`);
+        restoredEvents = (await reopened.timelines.listTimelines()).reduce((sum, timeline) => sum + timeline.event_count, 0);
+      } finally {
+        await reopened.close();
+      }
+    });
     await staging.putInPlace();
   } catch (error) {
     await staging.discard();

@@ -4,6 +4,7 @@ import { checkTimelines, copyStore, type CopyReport } from '../store/copy-store.
 import { openStorage, type Storage, type StorageOptions } from '../store/storage.ts';
 import { describeUrl, POSTGRES_URL } from '../store/postgres/open-failures.ts';
 import { refuseOtherUrls } from './store-location.ts';
+import { undoneOnInterrupt } from './interrupt.ts';
 import { openForCommand, stageFolder, stageSchema, type StagedWrite } from './staged-store.ts';
 import { leftOut } from '../store/stray-credentials.ts';
 
@@ -33,19 +34,22 @@ export function copyStoreCommand(): Command {
         try {
           const staging = isUrl(options.to) ? await stageSchema(options.to, shown(options.to), COPY, say) : await stageFolder(options.to, COPY);
           try {
-            const report = await copyInto(from, staging.spec, options, say);
-            say('verifying: counts and a checksum per timeline');
-            const source = await checkTimelines(from.timelines);
-            const copy = await openStorage({ ...staging.spec, primaryOwner: '' });
-            try {
-              const copied = await checkTimelines(copy.timelines);
-              const mismatched = source.filter((check, i) => JSON.stringify(check) !== JSON.stringify(copied[i]));
-              if (copied.length !== source.length || mismatched.length > 0) {
-                throw new Error(`the copy differs from the source in ${mismatched.map((m) => m.timeline_id).join(', ') || 'its timelines'}`);
+            const { report, source } = await undoneOnInterrupt(() => staging.discard(), `nothing was copied to ${shown(options.to)}`, async () => {
+              const report = await copyInto(from, staging.spec, options, say);
+              say('verifying: counts and a checksum per timeline');
+              const source = await checkTimelines(from.timelines);
+              const copy = await openStorage({ ...staging.spec, primaryOwner: '' });
+              try {
+                const copied = await checkTimelines(copy.timelines);
+                const mismatched = source.filter((check, i) => JSON.stringify(check) !== JSON.stringify(copied[i]));
+                if (copied.length !== source.length || mismatched.length > 0) {
+                  throw new Error(`the copy differs from the source in ${mismatched.map((m) => m.timeline_id).join(', ') || 'its timelines'}`);
+                }
+              } finally {
+                await copy.close();
               }
-            } finally {
-              await copy.close();
-            }
+              return { report, source };
+            });
             await staging.putInPlace();
             process.stdout.write(
               `copied ${source.length} timelines (${source.reduce((sum, t) => sum + t.events, 0)} events, ${report.entries} entries), ` +

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { openStorage, type Storage } from '../store/storage.ts';
 import { SYNTHETIC_DEFAULTS, generateSyntheticEvents } from '../synthetic/generator.ts';
+import { undoneOnInterrupt } from './interrupt.ts';
 
 export interface GenerateOptions {
   events: number;
@@ -82,10 +83,19 @@ export async function runGenerate(options: GenerateOptions): Promise<{ loaded: n
   try {
     bar?.start(options.events, 0);
     const started = performance.now();
-    const loaded = await store.bulkLoad(options.timeline, events, {
-      ...(options.batchSize ? { batchSize: options.batchSize } : {}),
-      onProgress: (count) => bar?.update(count),
-    });
+    let written = 0;
+    const loaded = await undoneOnInterrupt(
+      async () => bar?.stop(),
+      () => `${written} of ${options.events} events were loaded into "${options.timeline}" and stay there (a load keeps the batches it wrote); generate into a new folder to have them all`,
+      () =>
+        store.bulkLoad(options.timeline, events, {
+          ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+          onProgress: (count) => {
+            written = count;
+            bar?.update(count);
+          },
+        }),
+    );
     bar?.update(loaded);
     return { loaded, seconds: (performance.now() - started) / 1000 };
   } finally {

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 // under write load is backup-round-trip.test.ts.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { createDatabase, createRole, dropDatabase, stagingSchemas, startRelay, w
 import { eventually } from '../support/eventually.ts';
 import { refusal, tms, withStorage } from '../support/cli.ts';
 import type { StorageOptions } from '../../src/store/storage.ts';
+import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 // ------------------------------------------------------------------ refusals
 
@@ -116,6 +118,31 @@ test('tms restore refuses a truncated, a damaged, a foreign and a missing file w
     const deep = await tms(['restore', join(dir, 'truncated.tmsbackup'), '--data-dir', join(dir, 'absent', 'deeper', 'store')]);
     assert.match(refusal(deep), /is damaged/);
     assert.is(await stat(join(dir, 'absent')).catch(() => undefined), undefined, 'a file refused while it is checked makes no folder');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a restore stopped with Ctrl-C leaves neither its staging folder nor the target, and says so', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-restore-interrupted-'));
+  try {
+    const source = join(dir, 'source');
+    await withStorage({ dataDir: source }, (storage) => storage.timelines.bulkLoad('primary', generateSyntheticEvents({ events: 30_000, places: 50, seed: 2, maxCauses: 2 })));
+    const file = join(dir, 'big.tmsbackup');
+    assert.is((await tms(['backup', file, '--data-dir', source, '--no-progress'])).code, 0);
+    const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'restore', file, '--data-dir', join(dir, 'target'), '--no-progress']);
+    let stderr = '';
+    let stopped = false;
+    child.stderr.setEncoding('utf8');
+    // Stopped once, when it is loading into its staging folder.
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      if (!stopped && stderr.includes('restoring ')) stopped = child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+    assert.is(code, 130, stderr);
+    assert.match(stderr, /\ninterrupted \(SIGINT\): nothing was restored into .*target\n/);
+    assert.equal((await readdir(dir)).sort(), ['big.tmsbackup', 'source'], 'no staging folder, no target');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
