@@ -65,8 +65,9 @@ export function keysCommand(): Command {
     .addOption(databaseUrlOption())
     .action(async (keyId: string, options: { dataDir: string; databaseUrl?: string }, command: Command) => {
       await runOffline(command, options, async (access, print) => {
+        const before = (await access.listKeys(OPERATOR)).find((listed) => listed.key_id === keyId);
         const key = await access.revokeKey(OPERATOR, keyId);
-        print(`revoked key ${key.key_id} (${key.name}) of ${key.account}`);
+        print(before?.revoked ? `key ${key.key_id} (${key.name}) of ${key.account} was already revoked at ${before.revoked_at}` : `revoked key ${key.key_id} (${key.name}) of ${key.account}`);
       });
     });
 

@@ -125,6 +125,9 @@ test('keys revoke: the key is refused from then on', async ({ dir, secrets }) =>
   const revoked = await tms(['keys', 'revoke', keyId, '--data-dir', dir]);
   assert.is(revoked.code, 0, revoked.stderr);
   assert.match(revoked.stdout, `revoked key ${keyId} (ci pipeline) of alice`);
+  const again = await tms(['keys', 'revoke', keyId, '--data-dir', dir]);
+  assert.is(again.code, 0, again.stderr);
+  assert.match(again.stdout, new RegExp(`^key ${keyId} \\(ci pipeline\\) of alice was already revoked at \\d{4}-\\d\\d-\\d\\dT`));
   await withAccess(dir, (access) => {
     assert.throws(() => access.authenticate(`Bearer ${key}`, 'cli-test'), /invalid or expired credentials/);
   });

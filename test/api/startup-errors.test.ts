@@ -121,6 +121,14 @@ startup('accounts without the admin scope: a start says how to make one, and a n
   assertOneLine(await serve({ TMS_DATA_DIR: data, TMS_ADMIN_KEY: 'a-new-admin-key-0123456789' }), /^tms: TMS_ADMIN_KEY is new, and there is no "admin" account with the admin scope to give it to; make one with/);
 });
 
+startup('a folder of other files is not made a store', async ({ dir }) => {
+  const photos = join(dir, 'photos');
+  await mkdir(photos);
+  await writeFile(join(photos, 'holiday.jpg'), 'not a store');
+  assertOneLine(await serve({ TMS_DATA_DIR: photos }), /^tms: .*photos holds other files and no tms store; give a new or empty folder, or a tms data folder, with --data-dir or TMS_DATA_DIR$/);
+  assert.equal(await readdir(photos), ['holiday.jpg'], 'nothing written into it');
+});
+
 startup('a database nobody listens on', async ({ dir }) => {
   const exit = await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: 'postgres://tms:hunter2-secret@127.0.0.1:1/tms' });
   assertOneLine(exit, /cannot reach the database at tms@127\.0\.0\.1:1\/tms \(.*ECONNREFUSED.*\); check that PostgreSQL runs there and that TMS_DATABASE_URL \/ --database-url names it/);

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { StoreOpenError, type Storage, type StorageOptions } from '../storage.ts';
@@ -19,6 +19,11 @@ export async function openLevelStorage(options: StorageOptions): Promise<Storage
   // LevelDB makes the folder (its lock and log) even when it may not create a store: a store that must exist is looked for first.
   if (options.create === false && !(await stat(join(options.dataDir, 'CURRENT')).catch(() => undefined))) {
     throw new StoreOpenError(`no tms data folder at ${options.dataDir} (give it with --data-dir or TMS_DATA_DIR)`);
+  }
+  // A folder of other files is never filled with a store's: a mistyped --data-dir must not land in ~/photos.
+  const present = await readdir(options.dataDir).catch(() => [] as string[]);
+  if (present.length > 0 && !present.includes('CURRENT') && !present.includes('LOCK')) {
+    throw new StoreOpenError(`${options.dataDir} holds other files and no tms store; give a new or empty folder, or a tms data folder, with --data-dir or TMS_DATA_DIR`);
   }
   const db = new Level<Uint8Array, Uint8Array>(options.dataDir, { ...LEVEL_OPTIONS, createIfMissing: options.create ?? true });
   await db.open();
