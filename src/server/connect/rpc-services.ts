@@ -3,7 +3,7 @@ import { fromJson, toJson, type DescMethod, type DescService, type JsonValue, ty
 import { rpcProtocolOf, type RequestState } from '../request-state.ts';
 import { tighterLimit, withDeadline } from '../../api/deadline.ts';
 import { encodedOnce } from '../../api/reusable-output.ts';
-import { toApiError, toConnectError } from '../errors.ts';
+import { codeName, toConnectError } from '../errors.ts';
 import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 
 /**
@@ -70,7 +70,7 @@ export function responseMessage(method: DescMethod, output: object): Message {
 export const recordOutcome: Interceptor = (next) => async (req) => {
   const state = req.contextValues.get(requestStateKey);
   const ended = (error?: unknown) => {
-    if (state?.code === 'unknown') state.code = error === undefined ? 'ok' : toApiError(ConnectError.from(error)).code;
+    if (state?.code === 'unknown') state.code = error === undefined ? 'ok' : codeName(ConnectError.from(error).code);
   };
   try {
     const res = await next(req);
