@@ -18,6 +18,8 @@ requests.before(async (ctx) => {
   Object.assign(ctx, await openConsole(context, ctx.server.url));
   await useKey(ctx.page, ctx.server.adminKey);
 });
+// A test that fails half way must not leave the operation list filtered for the next one.
+requests.after.each(({ page }) => page.getByRole('searchbox', { name: 'Filter operations' }).fill(''));
 requests.after((ctx) => stopConsoleFixture(ctx));
 
 requests('a GET body becomes the query string, shown before sending, and is sent that way (nothing dropped)', async ({ page }) => {
@@ -144,12 +146,29 @@ requests('keyboard only: filter, choose an operation and send with Ctrl+Enter', 
   assert.is(await page.getByRole('textbox', { name: 'Path' }).inputValue(), '/v1/check-paradox');
   const before = await answersShown(page);
   await page.keyboard.press('Control+Enter');
-  assert.is(await waitForAnswer(page, before), '200 OK');
+  assert.is(await waitForAnswer(page, before), '200 OK', await response(page).innerText());
   assert.is(await answersShown(page), before + 1, 'sent once, not twice');
   await page.getByRole('textbox', { name: 'Body' }).click();
   await page.keyboard.press('Control+Enter');
   assert.is(await waitForAnswer(page, before + 1), '200 OK', 'also from inside the editor');
-  await page.getByRole('searchbox', { name: 'Filter operations' }).fill('');
+});
+
+requests('Ctrl+Enter straight after choosing an operation sends that operation, not the one shown before', async ({ page }) => {
+  await chooseOperation(page, 'POST /v1/create-timeline');
+  const filter = page.getByRole('searchbox', { name: 'Filter operations' });
+  await filter.fill('check-paradox');
+  const before = await answersShown(page);
+  const sent = page.waitForRequest((r) => new URL(r.url()).pathname.startsWith('/v1/'));
+  const option = page.getByRole('list', { name: 'Operations' }).getByRole('button', { name: 'GET /v1/check-paradox', exact: true });
+  // Chosen and sent within one task of the page, before it paints again.
+  await option.evaluate(async (button) => {
+    (button as HTMLElement).click();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', ctrlKey: true, bubbles: true, cancelable: true }));
+  });
+  const request = await sent;
+  assert.is(`${request.method()} ${new URL(request.url()).pathname}`, 'GET /v1/check-paradox');
+  assert.is(await waitForAnswer(page, before), '200 OK', await response(page).innerText());
 });
 
 requests('history restores a request in one click; snippets give curl, buf curl, grpcurl and TypeScript with $TMS_TOKEN', async ({ page }) => {

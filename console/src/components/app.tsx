@@ -135,16 +135,21 @@ export function App() {
 
   const sendDraft = () => void run(draft);
 
+  // Set on every render and read when the key is pressed. A listener added by an effect would hold the draft of
+  // the render before it until the effect ran, which can be after the next frame: a quick Ctrl+Enter after
+  // choosing an operation would send the previous operation's request.
+  const onSendKey = useRef<(event: KeyboardEvent) => void>();
+  onSendKey.current = (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.defaultPrevented && !loginState.open) {
+      event.preventDefault();
+      sendDraft();
+    }
+  };
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.defaultPrevented && !loginState.open) {
-        event.preventDefault();
-        sendDraft();
-      }
-    };
+    const onKey = (event: KeyboardEvent) => onSendKey.current?.(event);
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  });
+  }, []);
 
   const loadSaved = async (pageToken = '') => {
     if (!getCredential()) return;
