@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { restRoutes } from '../../src/server/rest/routes.ts';
 import { startTestServer } from '../support/server.ts';
 import { rpcMethods } from '../../src/server/connect/services.ts';
-import { answersShown, chooseOperation, logIn, loginDialog, openConsole, response, startConsoleFixture, stopConsoleFixture, waitForAnswer, type ConsoleFixture, loginButton } from './support.ts';
+import { answersShown, chooseOperation, logIn, loginDialog, openConsole, resetConsole, response, startConsoleFixture, stopConsoleFixture, waitForAnswer, type ConsoleFixture, loginButton } from './support.ts';
 
 /** The route table's order is a story (create, then use, then delete); the account the login example names comes first, logout last. */
 const storyRank = (rpc: string) => (rpc.endsWith('.CreateAccount') ? -1 : rpc.endsWith('.Logout') ? 1 : 0);
@@ -40,6 +40,7 @@ examples.before(async (ctx) => {
   const context = await ctx.browser.newContext();
   ctx.page = (await openConsole(context, ctx.server.url)).page;
 });
+examples.after.each(({ page }) => resetConsole(page));
 examples.after((ctx) => stopConsoleFixture(ctx));
 
 examples('the list holds every REST route and every RPC, grouped by service', async ({ page }) => {

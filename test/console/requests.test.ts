@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { call } from '../support/server.ts';
 import {
-  answersShown, chooseOperation, openConsole, response, responseJson, sendAndWait, setBody, startConsoleFixture,
+  answersShown, chooseOperation, openConsole, resetConsole, response, responseJson, sendAndWait, setBody, startConsoleFixture,
   stopConsoleFixture, useKey, waitForAnswer, type ConsoleFixture,
 } from './support.ts';
 
@@ -18,8 +18,7 @@ requests.before(async (ctx) => {
   Object.assign(ctx, await openConsole(context, ctx.server.url));
   await useKey(ctx.page, ctx.server.adminKey);
 });
-// A test that fails half way must not leave the operation list filtered for the next one.
-requests.after.each(({ page }) => page.getByRole('searchbox', { name: 'Filter operations' }).fill(''));
+requests.after.each(({ page }) => resetConsole(page));
 requests.after((ctx) => stopConsoleFixture(ctx));
 
 requests('a GET body becomes the query string, shown before sending, and is sent that way (nothing dropped)', async ({ page }) => {

@@ -79,6 +79,18 @@ export async function useKey(page: Page, key: string): Promise<void> {
   await dialog.waitFor({ state: 'hidden' });
 }
 
+/**
+ * Puts back what tests sharing one page rely on: the operation list shown and unfiltered, the response's body
+ * shown, no request intercepted. Run after each such test, so that one failing half way fails alone.
+ */
+export async function resetConsole(page: Page): Promise<void> {
+  await page.unrouteAll();
+  await page.getByRole('tab', { name: 'Operations', exact: true }).click();
+  await page.getByRole('searchbox', { name: 'Filter operations' }).fill('');
+  const bodyTab = response(page).getByRole('tab', { name: 'Body', exact: true });
+  if ((await bodyTab.count()) > 0) await bodyTab.click();
+}
+
 /** How many answers the response pane has shown so far. */
 export async function answersShown(page: Page): Promise<number> {
   return Number(await response(page).getAttribute('data-sequence'));
