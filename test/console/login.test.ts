@@ -79,6 +79,38 @@ login('a session that expires: the 401 is shown, "Log in" opens again, and after
   await context.close();
 });
 
+login('a 401 for a credential no longer held leaves the login made since alone', async ({ server, browser, adminPassword }) => {
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  await chooseOperation(page, 'GET /v1/timelines');
+  await loginButton(page).click();
+  await logIn(page, 'admin', adminPassword);
+  await loginDialog(page).waitFor({ state: 'hidden' });
+  const first = await sessionToken(page);
+  // The request leaves with the first session, and reaches the server only after that session has ended.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/v1/timelines**', async (route) => {
+    await held;
+    await route.continue();
+  });
+  const before = await answersShown(page);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await loginButton(page).click();
+  await logIn(page, 'admin', adminPassword);
+  await loginDialog(page).waitFor({ state: 'hidden' });
+  const second = await sessionToken(page);
+  assert.is.not(second, first);
+  release();
+  assert.is(await waitForAnswer(page, before), '401 Unauthorized');
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+  assert.not.ok(await loginDialog(page).isVisible(), 'no login asked for');
+  assert.is(await sessionToken(page), second, 'the second session is kept');
+  assert.ok(await page.getByRole('button', { name: 'Log out' }).isVisible());
+  await context.close();
+});
+
 login('"Log out" ends the session on the server: the token it held is refused afterwards', async ({ server, browser, adminPassword }) => {
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);

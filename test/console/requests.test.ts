@@ -170,6 +170,31 @@ requests('Ctrl+Enter straight after choosing an operation sends that operation, 
   assert.is(await waitForAnswer(page, before), '200 OK', await response(page).innerText());
 });
 
+requests('Ctrl+Enter while a request is under way sends nothing more, from the page or the editor, as the Send button is disabled', async ({ page }) => {
+  await chooseOperation(page, 'GET /v1/timelines');
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const sent: string[] = [];
+  await page.route('**/v1/timelines**', async (route) => {
+    sent.push(route.request().url());
+    await held;
+    await route.continue();
+  });
+  const before = await answersShown(page);
+  const first = page.waitForRequest((r) => r.url().includes('/v1/timelines'));
+  await page.keyboard.press('Control+Enter');
+  await first;
+  assert.ok(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled(), 'Send is disabled while sending');
+  await page.keyboard.press('Control+Enter');
+  await page.getByRole('textbox', { name: 'Body' }).click();
+  await page.keyboard.press('Control+Enter');
+  release();
+  assert.is(await waitForAnswer(page, before), '200 OK');
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+  assert.is(sent.length, 1, sent.join('\n'));
+  assert.is(await answersShown(page), before + 1);
+});
+
 requests('history restores a request in one click; snippets give curl, buf curl, grpcurl and TypeScript with $TMS_TOKEN', async ({ page }) => {
   await chooseOperation(page, 'GET /timelines');
   assert.is(await sendAndWait(page), '200 OK');

@@ -105,6 +105,45 @@ saved('"Share" shows a share link (a fragment); another account must log in to o
   }
 });
 
+saved('a share link opened in a tab already logged in shows the shared request, even when the operation list arrives after it', async (ctx) => {
+  const aliceKey = await token(ctx.alicePage);
+  const made = await call(ctx.server, 'POST', '/v1/console/requests', { key: aliceKey, body: { name: 'timelines', method: 'GET', path: '/v1/timelines', headers: {}, body: '' } });
+  assert.is(made.status, 200, made.text);
+  const id = made.json.saved_request.id as string;
+  const shared = await call(ctx.server, 'POST', `/v1/console/requests/${id}/share`, { key: aliceKey });
+  assert.is(shared.status, 200, shared.text);
+  const link = `${ctx.server.url}/console#share=${shared.json.saved_request.share_token as string}`;
+  try {
+    await openLinkLoggedIn(ctx, link);
+  } finally {
+    assert.is((await call(ctx.server, 'DELETE', `/v1/console/requests/${id}`, { key: aliceKey })).status, 200);
+  }
+});
+
+async function openLinkLoggedIn(ctx: Ctx, link: string): Promise<void> {
+  const bobPage = await ctx.bob.newPage();
+  await bobPage.goto(`${ctx.server.url}/console`);
+  await loginButton(bobPage).click();
+  await logIn(bobPage, BOB.username, BOB.password);
+  await loginDialog(bobPage).waitFor({ state: 'hidden' });
+  // The operation list waits until the shared request has been shown.
+  let opened = () => {};
+  const sharedShown = new Promise<void>((resolve) => (opened = resolve));
+  await bobPage.route('**/openapi.json', async (route) => {
+    await sharedShown;
+    await route.continue();
+  });
+  // From another page, so that the console starts again (a change of fragment alone would not).
+  await bobPage.goto('about:blank');
+  await bobPage.goto(link);
+  await bobPage.getByText(/Shared with you by admin/).waitFor();
+  opened();
+  await bobPage.getByRole('list', { name: 'Operations' }).getByRole('button').first().waitFor();
+  assert.is(await bobPage.getByRole('textbox', { name: 'Path' }).inputValue(), '/v1/timelines');
+  assert.ok(await bobPage.getByText(/Shared with you by admin/).isVisible());
+  await bobPage.close();
+}
+
 saved('"Unshare": the old link no longer opens it; "Delete" removes it for good', async (ctx) => {
   const page = ctx.alicePage;
   await page.getByRole('button', { name: 'Unshare' }).click();
@@ -119,7 +158,9 @@ saved('"Unshare": the old link no longer opens it; "Delete" removes it for good'
   await page.getByRole('tab', { name: /^Saved/ }).click();
   await savedList(page).getByRole('button', { name: /^Delete / }).first().click();
   await page.getByText(/^Deleted /).waitFor();
+  const listed = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/console/requests' && r.request().method() === 'GET');
   await page.reload();
+  assert.is((await listed).status(), 200);
   await page.getByRole('tab', { name: /^Saved/ }).click();
   await savedList(page).getByText(/Nothing saved yet/).waitFor();
   const gone = await call(ctx.server, 'GET', `/v1/console/requests/${ctx.savedId}`, { key: await token(page) });

@@ -53,7 +53,8 @@ export function App() {
   const [loadError, setLoadError] = useState('');
   const [filter, setFilter] = useState('');
   const [selected, setSelected] = useState<string>();
-  const [draft, setDraft] = useState<Draft>(emptyDraft);
+  const initialDraft = useRef(emptyDraft()).current;
+  const [draft, setDraft] = useState<Draft>(initialDraft);
   const [outcome, setOutcome] = useState<{ result: Outcome; sequence: number }>();
   const [sending, setSending] = useState(false);
   const [credential, setCredentialState] = useState<Credential | undefined>(getCredential);
@@ -80,9 +81,10 @@ export function App() {
         const list = buildOperations(doc);
         setOperations(list);
         const first = list.find((op) => op.rpc === 'tms.v1.EventService.SearchEvents' && op.kind === 'rest') ?? list[0];
-        if (first && !shareToken.current) {
-          setSelected(first.id);
-          setDraft(draftFor(first));
+        if (first) {
+          setSelected((chosen) => chosen ?? first.id);
+          // A shared request opened before the list arrived, or anything typed meanwhile, stays.
+          setDraft((shown) => (shown === initialDraft ? draftFor(first) : shown));
         }
       })
       .catch((error: Error) => setLoadError(`Could not load the operation list: ${error.message}`));
@@ -106,34 +108,45 @@ export function App() {
       setLoginState({ open: true, reason });
     });
 
+  /** The number of the last send whose answer the response pane shows. */
+  const lastShown = useRef(0);
+
   /** Sends one request: asks for a login first when it needs one, and again (then resends) on a 401. */
   const run = async (d: Draft, show = true): Promise<Outcome | undefined> => {
     if (needsAuth(d) && !getCredential()) return askLogin('Log in to send this request.', () => run(d, show));
+    const sentWith = getCredential();
+    const number = show ? ++lastShown.current : 0;
     if (show) setSending(true);
     let result: Outcome;
     try {
       result = await send(d);
     } finally {
-      if (show) setSending(false);
+      if (show && number === lastShown.current) setSending(false);
     }
     if (show) {
-      setOutcome((previous) => ({ result, sequence: (previous?.sequence ?? 0) + 1 }));
+      // An earlier send that answers late goes to the history only; the pane keeps the latest.
+      if (number === lastShown.current) setOutcome((previous) => ({ result, sequence: (previous?.sequence ?? 0) + 1 }));
       if (result.kind !== 'refused') setHistory(addToHistory({ draft: d, statusLine: result.statusLine, ok: result.ok, elapsedMs: result.elapsedMs, sentAt: new Date().toISOString() }));
     }
     if (result.ok) rememberIds(result.body);
-    if (result.ok && LOGOUT_PATHS.has(d.path.split('?')[0]!) && getCredential()?.kind === 'session') {
+    // What the answer says about the credential holds only for the one it was sent with, not for a login since.
+    const stillHeld = sentWith !== undefined && getCredential()?.token === sentWith.token;
+    if (result.ok && LOGOUT_PATHS.has(d.path.split('?')[0]!) && stillHeld && sentWith.kind === 'session') {
       // That request ended the session this console was using.
       setCredential(undefined);
       setNotice('Logged out: the request ended this console\'s session.');
     }
-    if (unauthenticated(result) && needsAuth(d) && getCredential()) {
+    if (unauthenticated(result) && needsAuth(d) && stillHeld) {
       setCredential(undefined);
       return askLogin('Your session has expired or your credential was refused. Log in again and the request is sent again.', () => run(d, show));
     }
     return result;
   };
 
-  const sendDraft = () => void run(draft);
+  /** Send, Ctrl+Enter and the editor's Ctrl+Enter: nothing while the last one is under way. */
+  const sendDraft = () => {
+    if (!sending) void run(draft);
+  };
 
   // Set on every render and read when the key is pressed. A listener added by an effect would hold the draft of
   // the render before it until the effect ran, which can be after the next frame: a quick Ctrl+Enter after
@@ -151,15 +164,26 @@ export function App() {
     return () => document.removeEventListener('keydown', onKey);
   }, []);
 
+  /** Counts loads of the saved list from its first page: a page asked for before the latest one is dropped. */
+  const savedLoads = useRef(0);
+  const loadingMore = useRef(false);
+
   const loadSaved = async (pageToken = '') => {
-    if (!getCredential()) return;
+    const held = getCredential();
+    if (!held || (pageToken && loadingMore.current)) return;
+    const load = pageToken ? savedLoads.current : ++savedLoads.current;
+    if (pageToken) loadingMore.current = true;
+    const current = () => load === savedLoads.current && getCredential()?.token === held.token;
     try {
       const page = await listSaved(pageToken);
+      if (!current()) return;
       setSaved((previous) => (pageToken ? [...previous, ...page.saved_requests] : page.saved_requests));
       setSavedNext(page.next_page_token);
       setSavedError('');
     } catch (error) {
-      setSavedError(error instanceof ApiFailure ? error.info.message : String(error));
+      if (current()) setSavedError(error instanceof ApiFailure ? error.info.message : String(error));
+    } finally {
+      if (pageToken) loadingMore.current = false;
     }
   };
 
@@ -178,6 +202,7 @@ export function App() {
 
   useEffect(() => {
     if (!credential) {
+      savedLoads.current++;
       setSaved([]);
       setSavedNext('');
       return;
@@ -233,7 +258,7 @@ export function App() {
   const setSharing = async (request: SavedRequest, sharing: boolean) => {
     try {
       const updated = await (sharing ? shareSaved : unshareSaved)(request.id);
-      setCurrent(updated);
+      setCurrent((shown) => (shown?.id === updated.id ? updated : shown));
       setSaved((list) => list.map((s) => (s.id === updated.id ? updated : s)));
       setNotice(sharing ? 'Share link ready: anyone you give it to must log in to open it.' : 'Unshared: the old link no longer opens it.');
     } catch (error) {
@@ -265,7 +290,7 @@ export function App() {
   const onDelete = async (request: SavedRequest) => {
     try {
       await deleteSaved(request.id);
-      if (current?.id === request.id) setCurrent(undefined);
+      setCurrent((shown) => (shown?.id === request.id ? undefined : shown));
       setSaved((list) => list.filter((s) => s.id !== request.id));
       setNotice(`Deleted “${request.name}”.`);
     } catch (error) {
