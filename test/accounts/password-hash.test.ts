@@ -31,9 +31,10 @@ test('concurrent derivations run one after another in one thread at a lower prio
   clearInterval(watch);
   // Measured within the one run, so a machine slower or faster as a whole moves both sides alike: one after another,
   // the last ends about two derivations after the first (which took one); side by side, they end close together.
+  // Half of that margin is left to a burst of load that slows the first derivation alone.
   const first = finished[0]! - started;
   const spread = finished.at(-1)! - finished[0]!;
-  assert.ok(spread > first, `the first derivation ended after ${first.toFixed(0)} ms, the last ${spread.toFixed(0)} ms after it`);
+  assert.ok(spread > first / 2, `the first derivation ended after ${first.toFixed(0)} ms, the last ${spread.toFixed(0)} ms after it`);
   if (linux) {
     assert.is(nice(process.pid), 0, 'the request thread keeps the default priority');
     const niced = Math.max(...seen.map((nices) => nices.filter((value) => value > 0).length));

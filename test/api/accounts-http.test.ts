@@ -135,8 +135,8 @@ flows('ten failures lock the account: 429 with a numeric Retry-After, even for t
   assert.is(locked.json.code, 'resource_exhausted');
   const retryAfter = String(locked.headers['retry-after']);
   assert.match(retryAfter, /^\d+$/);
-  // The first lock lasts a minute (README: doubling per repeat, at most 15 minutes).
-  assert.ok(Number(retryAfter) >= 59 && Number(retryAfter) <= 60, `Retry-After ${retryAfter}`);
+  // The first lock lasts a minute (README: doubling per repeat, at most 15 minutes), less what a loaded machine took since.
+  assert.ok(Number(retryAfter) >= 50 && Number(retryAfter) <= 60, `Retry-After ${retryAfter}`);
   assert.is(locked.json.message, `too many failed logins; try again in ${retryAfter} seconds`);
 
   const rpc = await grpcCall(ctx.server.port, 'tms.v1.AccountService.Login', { username: 'LOCKED', password: LOCKED.password }, null);
@@ -144,7 +144,7 @@ flows('ten failures lock the account: 429 with a numeric Retry-After, even for t
   // gRPC clients read the wait from the retry-after trailer, as REST clients do from the header.
   const rpcRetryAfter = rpc.trailers['retry-after'] ?? '';
   assert.match(rpcRetryAfter, /^\d+$/);
-  assert.ok(Number(rpcRetryAfter) >= 59 && Number(rpcRetryAfter) <= 60, `retry-after ${rpcRetryAfter}`);
+  assert.ok(Number(rpcRetryAfter) >= 50 && Number(rpcRetryAfter) <= 60, `retry-after ${rpcRetryAfter}`);
   assert.is(rpc.message, `too many failed logins; try again in ${rpcRetryAfter} seconds`);
 
   // The lock is a deadline, not a flag: a little later there is less to wait. (Its end is tested below, on a
@@ -234,7 +234,7 @@ flows('a key with expires_at works until then and is 401 after; a past expiry is
     details: [{ type: 'tms.v1.FieldViolation', debug: { field: 'expires_at', description: 'must be in the future' } }],
   });
 
-  const expiresAt = new Date(Date.now() + 3000).toISOString();
+  const expiresAt = new Date(Date.now() + 10_000).toISOString();
   const key = await keyOf(ctx, session, { name: 'short', scopes: ['read'], expires_at: expiresAt });
   assert.is(key.expires_at, expiresAt);
   assert.is((await call(ctx.server, 'GET', '/v1/timelines', { key: key.key })).status, 200);
@@ -395,7 +395,8 @@ flows.run();
 
 // ------------------------------------------------------------------ short session and lock settings
 
-const SESSION_TTL_MS = 3000;
+// Room for a login, a REST call and a new gRPC connection on a loaded machine before the session ends.
+const SESSION_TTL_MS = 10_000;
 const LOGIN_LOCK_MS = 2000;
 
 const short = suite<{ server: TestServer }>(`sessionTtlMs ${SESSION_TTL_MS} and loginLockMs ${LOGIN_LOCK_MS}`);
@@ -439,7 +440,8 @@ short('a lockout ends after loginLockMs: then the right password logs in again',
   const retryAfter = Number(locked.headers['retry-after']);
   assert.ok(retryAfter >= 1 && retryAfter <= Math.ceil(LOGIN_LOCK_MS / 1000), `Retry-After ${retryAfter}`);
 
-  await sleep(retryAfter * 1000);
+  // Timers may fire a moment early; the lock's end is what is tested, not the exact instant.
+  await sleep(retryAfter * 1000 + 250);
   const again = await loginCall(server, 'locked', LOCKED.password);
   assert.is(again.status, 200, again.text);
   assert.match(again.json.token, SESSION_TOKEN);
@@ -462,7 +464,7 @@ short("logging into one's own account between guesses does not reset the address
   // The address is locked, not the accounts: bob's right password is refused too, from here.
   assert.is((await loginCall(server, 'bob', BOB.password)).status, 429);
 
-  await sleep(retryAfter * 1000);
+  await sleep(retryAfter * 1000 + 250);
   assert.is((await loginCall(server, 'alice', ALICE.password)).status, 200, 'the lock ended');
 });
 
