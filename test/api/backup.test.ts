@@ -31,6 +31,15 @@ let small: Promise<{ dataDir: string; file: string }> | undefined;
 const smallDir = mkdtemp(join(tmpdir(), 'tms-backup-small-'));
 test.after(async () => rm(await smallDir, { recursive: true, force: true }));
 
+/** A backup of 30 000 events in `dir`: one that takes a restore a while to load. */
+async function largeBackup(dir: string): Promise<string> {
+  const source = join(dir, 'source');
+  await withStorage({ dataDir: source }, (storage) => storage.timelines.bulkLoad('primary', generateSyntheticEvents({ events: 30_000, places: 50, seed: 2, maxCauses: 2 })));
+  const file = join(dir, 'big.tmsbackup');
+  assert.is((await tms(['backup', file, '--data-dir', source, '--no-progress'])).code, 0);
+  return file;
+}
+
 async function smallBackup(dir: string): Promise<string> {
   small ??= (async () => {
     const dataDir = join(await smallDir, 'small');
@@ -126,10 +135,7 @@ test('tms restore refuses a truncated, a damaged, a foreign and a missing file w
 test('a restore stopped with Ctrl-C leaves neither its staging folder nor the target, and says so', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-restore-interrupted-'));
   try {
-    const source = join(dir, 'source');
-    await withStorage({ dataDir: source }, (storage) => storage.timelines.bulkLoad('primary', generateSyntheticEvents({ events: 30_000, places: 50, seed: 2, maxCauses: 2 })));
-    const file = join(dir, 'big.tmsbackup');
-    assert.is((await tms(['backup', file, '--data-dir', source, '--no-progress'])).code, 0);
+    const file = await largeBackup(dir);
     const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'restore', file, '--data-dir', join(dir, 'target'), '--no-progress']);
     let stderr = '';
     let stopped = false;
@@ -376,7 +382,8 @@ if (TEST_DATABASE_URL) {
     const dir = await mkdtemp(join(tmpdir(), 'tms-restore-race-'));
     const databaseUrl = await createDatabase(adminUrl);
     try {
-      const file = await smallBackup(dir);
+      // Large enough that the restore is still loading when the other writer has taken the table.
+      const file = await largeBackup(dir);
       const running = tms(['restore', file, '--database-url', databaseUrl, '--no-progress']);
       // Its table made, the staging store waits for it (to open, load, verify and be copied) while the other writer writes.
       let schema = '';
