@@ -15,6 +15,7 @@ import type { CausalGraphArrays } from './graph-shape.ts';
 import { packedArraysIntact, packGraph, restoreGraph } from './graph-transfer.ts';
 import type { ParadoxReport } from './paradox-report.ts';
 import { analyseParadoxes } from './paradoxes.ts';
+import { TaskTurns, abandoned, type TaskRequest } from './task-turns.ts';
 import type { ParadoxAnalysisOptions } from './paradoxes.ts';
 
 export interface AnalysisPoolOptions {
@@ -35,6 +36,8 @@ export interface PoolParadoxOptions extends ParadoxAnalysisOptions {
   handOff?: 'transfer' | 'copy';
   /** Run on a worker whatever the size (tests, benchmarks). */
   forceWorker?: boolean;
+  /** The request it is for: if that has ended by the time a worker is free, the analysis does not run. */
+  forRequest?: TaskRequest;
 }
 
 export interface AnalysisPoolStats {
@@ -62,6 +65,7 @@ export class AnalysisPool {
   private readonly maxQueue: number;
   private readonly inlineBelow: number;
   private readonly inFlight = new WeakSet<CausalGraphArrays>();
+  private readonly turns: TaskTurns;
   private inlineCompleted = 0;
   private closed = false;
 
@@ -76,10 +80,12 @@ export class AnalysisPool {
       maxThreads: threads,
       maxQueue: this.maxQueue,
       idleTimeout: Number.POSITIVE_INFINITY,
-      // Tasks run in the order they came: by default piscina sends a task it cannot hand to a busy worker to
-      // the back of its queue, where under steady load it can wait for every later one (a 30-s stall, seen).
+      // Tasks wait in `turns` and reach piscina only for a free worker. Should one find none, it still waits in
+      // order: by default piscina sends a task it cannot hand to a busy worker to the back of its queue, where under
+      // steady load it can wait for every later one (a 30-s stall, seen).
       stricterFIFO: true,
     });
+    this.turns = new TaskTurns(threads, this.maxQueue, () => queueFull(this.maxQueue));
   }
 
   async analyseParadoxes(
@@ -87,7 +93,7 @@ export class AnalysisPool {
     anchors: readonly AnchorPin[] = [],
     options: PoolParadoxOptions = {},
   ): Promise<ParadoxReport> {
-    const { handOff = 'transfer', forceWorker = false, ...analysisOptions } = options;
+    const { handOff = 'transfer', forceWorker = false, forRequest, ...analysisOptions } = options;
     if (this.inFlight.has(graph)) {
       throw new ApiError('internal', 'causal graph: already being analysed on a worker (its arrays are there); await that analysis first');
     }
@@ -98,16 +104,25 @@ export class AnalysisPool {
       this.inlineCompleted++;
       return report;
     }
-    this.ensureRoom();
-    const packed = packGraph(graph, handOff);
-    const task: AnalysisTask = { kind: 'paradoxes', graph: packed.arrays, anchors: [...anchors], options: analysisOptions };
+    this.ensureOpen();
+    if (forRequest?.ended) throw abandoned();
     this.inFlight.add(graph);
     let result: ParadoxTaskResult;
+    let packed: ReturnType<typeof packGraph> | undefined;
     try {
-      result = (await this.run(task, packed.transferList)) as ParadoxTaskResult;
+      // The graph leaves this thread only when a worker takes it, not while it waits for one.
+      const turn = this.turns.free() ?? (await this.turns.wait(forRequest));
+      try {
+        this.ensureOpen();
+        packed = packGraph(graph, handOff);
+        const task: AnalysisTask = { kind: 'paradoxes', graph: packed.arrays, anchors: [...anchors], options: analysisOptions };
+        result = (await this.run(task, packed.transferList)) as ParadoxTaskResult;
+      } finally {
+        turn.done();
+      }
     } catch (error) {
       // Refused before it was posted: the arrays never left this thread. Lost with a crashed worker: they stay detached.
-      if (packedArraysIntact(packed)) restoreGraph(graph, packed, packed.arrays);
+      if (packed && packedArraysIntact(packed)) restoreGraph(graph, packed, packed.arrays);
       throw error;
     } finally {
       this.inFlight.delete(graph);
@@ -125,8 +140,16 @@ export class AnalysisPool {
       this.inlineCompleted++;
       return noise;
     }
-    this.ensureRoom();
-    const result = (await this.run({ kind: 'anchor_noise', anchorId, accuracy }, [])) as AnchorNoiseTaskResult;
+    this.ensureOpen();
+    // Not skipped for an ended request: every check of the anchor waiting meanwhile shares this simulation.
+    const turn = this.turns.free() ?? (await this.turns.wait(undefined));
+    let result: AnchorNoiseTaskResult;
+    try {
+      this.ensureOpen();
+      result = (await this.run({ kind: 'anchor_noise', anchorId, accuracy }, [])) as AnchorNoiseTaskResult;
+    } finally {
+      turn.done();
+    }
     if (result.failure) throw apiErrorOf(result.failure);
     return result.noise!;
   }
@@ -134,7 +157,7 @@ export class AnalysisPool {
   stats(): AnalysisPoolStats {
     return {
       threads: this.piscina.maxThreads,
-      queueSize: this.piscina.queueSize,
+      queueSize: this.turns.waitingCount + this.piscina.queueSize,
       completed: this.piscina.completed,
       inlineCompleted: this.inlineCompleted,
       utilization: this.piscina.utilization,
@@ -157,11 +180,6 @@ export class AnalysisPool {
 
   private ensureOpen(): void {
     if (this.closed) throw new ApiError('unavailable', 'the analysis pool is shut down');
-  }
-
-  private ensureRoom(): void {
-    this.ensureOpen();
-    if (this.piscina.queueSize >= this.maxQueue) throw queueFull(this.maxQueue);
   }
 
   private async run(task: AnalysisTask, transferList: ArrayBuffer[]): Promise<unknown> {

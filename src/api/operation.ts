@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Principal } from '../accounts/principal.ts';
+import type { TaskRequest } from '../analysis/task-turns.ts';
 
 /** Who is asking, for every operation, whatever face the request came through. */
 export interface RequestContext {
@@ -9,6 +10,8 @@ export interface RequestContext {
   client: string;
   /** The raw Authorization header (logout ends the session it names). */
   authorization?: string;
+  /** The request as the server tracks it: analyses queued for a worker are dropped once it has ended. */
+  request?: TaskRequest;
 }
 
 /**

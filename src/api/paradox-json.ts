@@ -4,6 +4,7 @@ import type { OperationDeps } from './deps.ts';
 import type { Interval } from '../time/index.ts';
 import { describeParadox } from '../analysis/paradox-report.ts';
 import { mayBreachAnchors } from '../analysis/anchor-breaches.ts';
+import type { TaskRequest } from '../analysis/task-turns.ts';
 
 export interface ParadoxJson {
   kind: string;
@@ -31,7 +32,7 @@ export function paradoxesJson(report: ParadoxReport, graph: CausalGraph): Parado
  * pins are asked for only when an event of the timeline was changed: after each new anchor they are a new copy of
  * all the pins, which the checks of a timeline never changed (primary, usually) need not pay for.
  */
-export async function analyseTimeline(deps: OperationDeps, timelineId: string, window?: Interval) {
+export async function analyseTimeline(deps: OperationDeps, timelineId: string, window?: Interval, forRequest?: TaskRequest) {
   const started = performance.now();
   const { graph, release } = await deps.store.readCausalGraph(timelineId);
   let report: ParadoxReport;
@@ -39,7 +40,7 @@ export async function analyseTimeline(deps: OperationDeps, timelineId: string, w
   try {
     const anchors = mayBreachAnchors(graph) ? await deps.store.anchorPins(timelineId) : undefined;
     anchorsAnalysed = anchors?.length ?? (await deps.store.countAnchors(timelineId));
-    report = await deps.pool.analyseParadoxes(graph, anchors, window ? { window } : undefined);
+    report = await deps.pool.analyseParadoxes(graph, anchors, { forRequest, ...(window ? { window } : {}) });
   } finally {
     release();
   }

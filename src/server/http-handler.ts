@@ -47,7 +47,10 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     const requestId = requestIdOf(req);
     const state: RequestState = { requestId, client: deps.clientAddresses.of(req), protocol: 'http', route: 'unmatched', code: 'ok' };
     // 'close', not 'finish': a request whose client went away before the answer is logged and counted too.
-    res.once('close', () => logRequest(deps, req, res, state, started));
+    res.once('close', () => {
+      state.ended = true;
+      logRequest(deps, req, res, state, started);
+    });
 
     const url = req.url ?? '/';
     const q = url.indexOf('?');

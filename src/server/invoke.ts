@@ -35,7 +35,7 @@ export async function invoke(deps: InvokeDeps, call: Call, input: () => unknown)
   if (!operation) throw new ApiError('unimplemented', `${call.rpc} is not implemented yet`);
   const fields = await input();
   const output = await operation.run(
-    { principal, requestId: state.requestId, client: call.client, authorization: call.authorization },
+    { principal, requestId: state.requestId, client: call.client, authorization: call.authorization, request: state },
     parseInput(operation.input, fields),
   );
   return output;

@@ -13,6 +13,8 @@ export interface RequestState {
   account?: string;
   /** An unexpected error (a bug): the client sees only "internal error", the log gets the stack. */
   failure?: unknown;
+  /** The exchange is over (its answer sent, by a deadline perhaps, or its client gone): work not yet begun for it is skipped. */
+  ended?: boolean;
 }
 
 /** The RPC protocol a call speaks, by its content type (connect-node's reading). */

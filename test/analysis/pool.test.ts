@@ -185,6 +185,27 @@ test('a full queue refuses work with resource_exhausted; the accepted tasks stil
   }
 });
 
+test('an analysis whose request ended while it waited for the worker never runs, and its graph stays whole', async () => {
+  const own = new AnalysisPool({ threads: 1 });
+  try {
+    const busy = own.simulateUnitNoise('busy', 'nanosecond');
+    const request = { ended: false };
+    const graph = bigLinkedGraph(30_000, 'chain');
+    const waiting = own.analyseParadoxes(graph, [], { forceWorker: true, forRequest: request });
+    assert.is(graph.seconds.length, 30_000, 'a graph keeps its arrays while it waits');
+    assert.is(own.stats().queueSize, 1);
+    request.ended = true;
+    await busy;
+    await rejectsWith(waiting, 'canceled', /did not run/);
+    assert.is(own.stats().completed, 1, 'only the simulation ran on the worker');
+    assert.is(graph.seconds.length, 30_000);
+    assert.is((await own.analyseParadoxes(graph, [], { forceWorker: true, forRequest: { ended: false } })).paradoxCount, 0, 'the graph can be analysed again');
+    assert.is(own.stats().completed, 2);
+  } finally {
+    await own.close();
+  }
+});
+
 test('after close, work is refused with unavailable', async () => {
   const closing = new AnalysisPool({ threads: 1 });
   await closing.close();

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, startTestServer, type TestServer } from '../support/server.ts';
 import { grpcCall } from '../support/grpc.ts';
+import { sample } from '../support/metrics.ts';
 
 const metrics = suite<{ server: TestServer }>('Prometheus /metrics: requests and latency by route, protocol and code; the analysis pool');
 metrics.before(async (ctx) => {
@@ -12,11 +13,6 @@ metrics.after(async (ctx) => {
 });
 
 /** The value of one series in the Prometheus text, or undefined when it is absent. */
-function sample(text: string, name: string, labels: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-
 const SEARCH = 'route="tms.v1.EventService.SearchEvents",protocol="rest"';
 
 metrics('needs no key, is Prometheus text, and counts requests and latency by route, protocol and code', async ({ server }) => {

@@ -98,7 +98,7 @@ export async function manipulateEvent(deps: OperationDeps, ctx: RequestContext, 
       changes: request.changes,
     },
     ctx.principal.account,
-    request.safety_check ? safetyCheck(deps, request.timeline_id) : undefined,
+    request.safety_check ? safetyCheck(deps, request.timeline_id, ctx.request) : undefined,
   );
   const happens = created.status !== 'cancelled';
   return {

@@ -11,7 +11,7 @@ export function paradoxOperations(deps: OperationDeps) {
   return {
     'tms.v1.ParadoxService.CheckParadox': defineOperation(checkInput, async (ctx, input) => {
       await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
-      return analyseTimeline(deps, input.timeline_id);
+      return analyseTimeline(deps, input.timeline_id, undefined, ctx.request);
     }),
   };
 }

@@ -1,6 +1,7 @@
 import type { OperationDeps } from '../deps.ts';
 import type { ManipulationProposal, Precheck } from '../../store/types.ts';
 import type { ParadoxJson } from '../paradox-json.ts';
+import type { TaskRequest } from '../../analysis/task-turns.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { paradoxesJson } from '../paradox-json.ts';
 
@@ -10,7 +11,7 @@ const keyOf = (p: ParadoxJson): string => `${p.kind}:${p.anchor_id ?? ''}:${[...
  * Runs before anything is written (the store's `precheck`): analyses the timeline as it stands and as it would
  * stand after the change, and refuses the change if it adds any paradox.
  */
-export function safetyCheck(deps: OperationDeps, timelineId: string): Precheck {
+export function safetyCheck(deps: OperationDeps, timelineId: string, forRequest?: TaskRequest): Precheck {
   return async (proposal: ManipulationProposal) => {
     const anchors = await deps.store.anchorPins(timelineId);
     const [before, after] = await Promise.all([
@@ -18,8 +19,8 @@ export function safetyCheck(deps: OperationDeps, timelineId: string): Precheck {
       deps.store.readCausalGraph(timelineId, { overlay: [proposal.original, proposal.created] }),
     ]);
     const [reportBefore, reportAfter] = await Promise.all([
-      deps.pool.analyseParadoxes(before.graph, anchors).finally(before.release),
-      deps.pool.analyseParadoxes(after.graph, anchors).finally(after.release),
+      deps.pool.analyseParadoxes(before.graph, anchors, { forRequest }).finally(before.release),
+      deps.pool.analyseParadoxes(after.graph, anchors, { forRequest }).finally(after.release),
     ]);
     const existing = new Set(paradoxesJson(reportBefore, before.graph).map(keyOf));
     // The change renames the original: a paradox that only swapped the old id for the new one is not new.

@@ -172,7 +172,7 @@ export function tutorialOperations(deps: OperationDeps) {
     ),
     'tms.v1.TutorialService.MonitorParadox': defineOperation(monitorInput, async (ctx, input) => {
       await requireTimeline(deps.store, ctx.principal, input.timeline_id, 'read');
-      return analyseTimeline(deps, input.timeline_id, input.time_range);
+      return analyseTimeline(deps, input.timeline_id, input.time_range, ctx.request);
     }),
     'tms.v1.TutorialService.CheckTimeline': defineOperation(checkTimelineInput, (ctx, input) => checkTimeline(deps, ctx, input)),
   };
