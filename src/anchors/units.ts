@@ -4,6 +4,7 @@
  * An empty string counts as not sent (proto3 cannot tell the two apart).
  */
 import { invalidArgument } from '../domain/errors.ts';
+import { FieldProblems } from '../domain/field-problems.ts';
 
 export interface EnvironmentStrings {
   temperature?: string;
@@ -137,20 +138,20 @@ export function parseAnchorConditions(
 ): AnchorConditions {
   const env = prefixes.environment ?? 'environment';
   const quantum = prefixes.quantumState ?? 'quantum_state';
+  const problems = new FieldProblems();
   const conditions: AnchorConditions = {};
-  if (given(environment?.temperature)) conditions.temperatureKelvin = parseTemperature(environment.temperature, `${env}.temperature`);
-  if (given(environment?.humidity)) conditions.humidityPercent = parseHumidity(environment.humidity, `${env}.humidity`);
-  if (given(environment?.em_field_strength)) {
-    conditions.fieldTesla = parseFieldStrength(environment.em_field_strength, `${env}.em_field_strength`);
-  }
-  if (given(quantumState?.qubit_configuration)) {
-    conditions.qubitConfiguration = parseQubitConfiguration(quantumState.qubit_configuration, `${quantum}.qubit_configuration`);
-  }
-  if (given(quantumState?.superposition_stability)) {
-    conditions.superpositionStabilityPercent = parseSuperpositionStability(
-      quantumState.superposition_stability,
-      `${quantum}.superposition_stability`,
-    );
-  }
+  const set = <K extends keyof AnchorConditions>(key: K, text: string | undefined, parse: (text: string) => AnchorConditions[K]) => {
+    if (!given(text)) return;
+    const value = problems.read(() => parse(text));
+    if (value !== undefined) conditions[key] = value;
+  };
+  set('temperatureKelvin', environment?.temperature, (text) => parseTemperature(text, `${env}.temperature`));
+  set('humidityPercent', environment?.humidity, (text) => parseHumidity(text, `${env}.humidity`));
+  set('fieldTesla', environment?.em_field_strength, (text) => parseFieldStrength(text, `${env}.em_field_strength`));
+  set('qubitConfiguration', quantumState?.qubit_configuration, (text) => parseQubitConfiguration(text, `${quantum}.qubit_configuration`));
+  set('superpositionStabilityPercent', quantumState?.superposition_stability, (text) =>
+    parseSuperpositionStability(text, `${quantum}.superposition_stability`),
+  );
+  problems.throwIfAny();
   return conditions;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError, invalidArgument, notFound } from '../domain/errors.ts';
+import { FieldProblems } from '../domain/field-problems.ts';
 import type { NewSavedRequest, SavedRequestRecord } from './records.ts';
 import type { SavedRequestStore } from './saved-request-store.ts';
 import { WriterQueues } from '../store/writer-queues.ts';
@@ -133,15 +134,34 @@ export class SavedRequests {
 const SAME_ORIGIN = 'http://tms.invalid';
 const isControl = (char: string): boolean => char < ' ' || char === '\x7f';
 
-/** The request as it will be stored: checked field by field, credential headers removed. */
+/** The request as it will be stored: checked field by field (every bad one reported), credential headers removed. */
 function checkNewRequest(input: NewSavedRequest): NewSavedRequest {
-  const name = input.name.trim();
+  const problems = new FieldProblems();
+  const name = problems.read(() => checkedName(input.name));
+  const method = problems.read(() => checkedMethod(input.method));
+  const path = problems.read(() => checkedPath(input.path));
+  const headers = problems.read(() => checkedHeaders(input.headers));
+  problems.read(() => checkBodySize(input.body));
+  problems.throwIfAny();
+  return { name: name!, method: method!, path: path!, headers: headers!, body: input.body };
+}
+
+function checkedName(text: string): string {
+  const name = text.trim();
   if (name === '') throw invalidArgument('name', 'is required');
   if ([...name].length > SAVED_REQUEST_LIMITS.nameChars) throw invalidArgument('name', `must be at most ${SAVED_REQUEST_LIMITS.nameChars} characters`);
-  const method = input.method.trim().toUpperCase();
+  return name;
+}
+
+function checkedMethod(text: string): string {
+  const method = text.trim().toUpperCase();
   if (method === '') throw invalidArgument('method', 'is required');
   if (!(SAVABLE_METHODS as readonly string[]).includes(method)) throw invalidArgument('method', `must be one of ${SAVABLE_METHODS.join(', ')}`);
-  const path = input.path.trim();
+  return method;
+}
+
+function checkedPath(text: string): string {
+  const path = text.trim();
   if (path === '') throw invalidArgument('path', 'is required');
   if (!path.startsWith('/') || path.startsWith('//')) throw invalidArgument('path', 'must be a path on this service, starting with "/" (no scheme or host)');
   // A browser reads "\" as "/" and drops tabs and line breaks, which would make "/\host" or "/<tab>/host" another host.
@@ -149,19 +169,34 @@ function checkNewRequest(input: NewSavedRequest): NewSavedRequest {
     throw invalidArgument('path', 'must be a path on this service, without backslashes or control characters');
   }
   if (path.length > SAVED_REQUEST_LIMITS.pathChars) throw invalidArgument('path', `must be at most ${SAVED_REQUEST_LIMITS.pathChars} characters`);
-  const entries = Object.entries(input.headers);
+  return path;
+}
+
+function checkedHeaders(input: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(input);
   if (entries.length > SAVED_REQUEST_LIMITS.headers) throw invalidArgument('headers', `at most ${SAVED_REQUEST_LIMITS.headers} headers`);
+  const problems = new FieldProblems();
   const headers: Record<string, string> = {};
   for (const [rawName, value] of entries) {
-    const headerName = rawName.trim().toLowerCase();
-    if (!HEADER_NAME.test(headerName) || headerName.length > SAVED_REQUEST_LIMITS.headerNameChars) {
-      throw invalidArgument(`headers.${rawName}`, `not a valid header name (letters, digits and !#$%&'*+.^_\`|~-, at most ${SAVED_REQUEST_LIMITS.headerNameChars})`);
-    }
-    if (value.length > SAVED_REQUEST_LIMITS.headerValueChars) throw invalidArgument(`headers.${rawName}`, `must be at most ${SAVED_REQUEST_LIMITS.headerValueChars} characters`);
-    if (!CREDENTIAL_HEADERS.has(headerName)) headers[headerName] = value;
+    const header = problems.read(() => checkedHeader(rawName, value));
+    if (header && !CREDENTIAL_HEADERS.has(header)) headers[header] = value;
   }
-  if (Buffer.byteLength(input.body) > SAVED_REQUEST_LIMITS.bodyBytes) {
+  problems.throwIfAny();
+  return headers;
+}
+
+/** The header's name as stored (lower case). */
+function checkedHeader(rawName: string, value: string): string {
+  const headerName = rawName.trim().toLowerCase();
+  if (!HEADER_NAME.test(headerName) || headerName.length > SAVED_REQUEST_LIMITS.headerNameChars) {
+    throw invalidArgument(`headers.${rawName}`, `not a valid header name (letters, digits and !#$%&'*+.^_\`|~-, at most ${SAVED_REQUEST_LIMITS.headerNameChars})`);
+  }
+  if (value.length > SAVED_REQUEST_LIMITS.headerValueChars) throw invalidArgument(`headers.${rawName}`, `must be at most ${SAVED_REQUEST_LIMITS.headerValueChars} characters`);
+  return headerName;
+}
+
+function checkBodySize(body: string): void {
+  if (Buffer.byteLength(body) > SAVED_REQUEST_LIMITS.bodyBytes) {
     throw invalidArgument('body', `must be at most ${SAVED_REQUEST_LIMITS.bodyBytes} bytes (${SAVED_REQUEST_LIMITS.bodyBytes / 1024} KiB)`);
   }
-  return { name, method, path, headers, body: input.body };
 }

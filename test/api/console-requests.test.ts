@@ -75,6 +75,14 @@ saved('bad input: 400 invalid_argument naming the field, with a FieldViolation, 
     assert.match(res.json.message, message, label);
     assert.is(res.json.details?.[0]?.debug?.field, field, `${label}: FieldViolation`);
   }
+  const everyProblem = await save(ctx, { ...good, name: ' ', method: 'FROB', path: '//evil.example', headers: { 'bad header': 'v', accept: 'x'.repeat(9000) }, body: 'x'.repeat(64 * 1024 + 1) });
+  assert.is(everyProblem.status, 400, everyProblem.text);
+  assert.match(everyProblem.json.message, /^name: is required$/, 'the first bad field in the message');
+  assert.equal(
+    everyProblem.json.details.map((d: { debug: { field: string } }) => d.debug.field),
+    ['name', 'method', 'path', 'headers.bad header', 'headers.accept', 'body'],
+    'every bad field in the details, so that one correction fixes them all',
+  );
   assert.is(await count(ctx, ctx.alice), before, 'no refused request was stored');
   const wrongMethod = await call(ctx.server, 'PUT', '/v1/console/requests', { key: ctx.alice, body: good });
   assert.is(wrongMethod.status, 405);

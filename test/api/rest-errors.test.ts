@@ -326,6 +326,15 @@ errors('every bad field is a FieldViolation detail too: units, page tokens, a fi
   const unit = await call(server, 'POST', '/v1/set-anchor', { body: { timestamp: '2025-01-01T00:00:00Z', description: 'd', environment: { temperature: '22' } } });
   expectError(unit, 400, 'invalid_argument', 'environment.temperature');
   assert.equal(violations(unit), [['tms.v1.FieldViolation', 'environment.temperature', 'missing unit in "22" (expected °C, C, K or °F)']]);
+  const units = await call(server, 'POST', '/v1/set-anchor', {
+    body: { timestamp: '2025-01-01T00:00:00Z', environment: { temperature: '22', humidity: '150%' }, quantum_state: { superposition_stability: 'high' } },
+  });
+  expectError(units, 400, 'invalid_argument', 'environment.temperature');
+  assert.equal(
+    violations(units).map(([, field]) => field),
+    ['environment.temperature', 'environment.humidity', 'quantum_state.superposition_stability'],
+    'every bad unit is listed, not only the first',
+  );
 
   const token = await call(server, 'GET', '/v1/search-events?page_token=garbage!');
   assert.equal(violations(token), [['tms.v1.FieldViolation', 'page_token', 'not a page token of this service']]);
