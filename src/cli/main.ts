@@ -6,6 +6,7 @@ import { keysCommand } from './keys-command.ts';
 import { migrateCommand } from './migrate-command.ts';
 import { copyStoreCommand } from './copy-store-command.ts';
 import { backupCommand, restoreCommand } from './backup-command.ts';
+import { refuseUnknownCommand } from './unknown-command.ts';
 
 const program = new Command('tms')
   .description('tms, the Time-Manipulation Service')
@@ -18,4 +19,5 @@ const program = new Command('tms')
   .addCommand(backupCommand())
   .addCommand(restoreCommand());
 
+refuseUnknownCommand(program, process.argv);
 await program.parseAsync(process.argv);
