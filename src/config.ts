@@ -82,28 +82,37 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** `--request-timeout-ms` for `requestTimeoutMs`: the `serve` flag of a setting. */
+const flagOf = (key: keyof Config): string => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+
 /** Flags win over environment variables, which win over defaults. */
 export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = {};
-  for (const [key, variable] of Object.entries(configEnv)) {
-    const value = flags[key as keyof Config] ?? env[variable];
-    if (value !== undefined && value !== '') raw[key] = value;
+  const fromFlag = new Set<keyof Config>();
+  for (const [key, variable] of Object.entries(configEnv) as [keyof Config, string][]) {
+    const flag = flags[key];
+    const value = flag ?? env[variable];
+    if (value === undefined || value === '') continue;
+    raw[key] = value;
+    if (flag !== undefined) fromFlag.add(key);
   }
+  // A value is named the way it was given: by its flag, or else by its environment variable.
+  const source = (key: keyof Config) => (fromFlag.has(key) ? flagOf(key) : configEnv[key]);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0]) as keyof Config;
     const given = SECRETS.has(key) || raw[key] === undefined ? '' : `, got ${JSON.stringify(String(raw[key]))}`;
-    throw new ConfigError(`configuration ${key} (${configEnv[key]}): ${issue.message}${given}`);
+    throw new ConfigError(`configuration ${key} (${source(key)}): ${issue.message}${given}`);
   }
   const config = parsed.data;
   if ((config.tlsCert === undefined) !== (config.tlsKey === undefined)) {
     const [missing, given] = config.tlsCert === undefined ? (['tlsCert', 'tlsKey'] as const) : (['tlsKey', 'tlsCert'] as const);
-    throw new ConfigError(`configuration ${missing} (${configEnv[missing]}): required with ${configEnv[given]}; set both for TLS, or neither`);
+    throw new ConfigError(`configuration ${missing} (${source(missing)}): required with ${source(given)}; set both for TLS, or neither`);
   }
   if (config.defaultPageSize > config.maxPageSize) {
     throw new ConfigError(
-      `configuration defaultPageSize (${configEnv.defaultPageSize}): ${config.defaultPageSize} is above maxPageSize (${configEnv.maxPageSize}) ${config.maxPageSize}; lower it or raise the maximum`,
+      `configuration defaultPageSize (${source('defaultPageSize')}): ${config.defaultPageSize} is above maxPageSize (${source('maxPageSize')}) ${config.maxPageSize}; lower it or raise the maximum`,
     );
   }
   return config;

@@ -64,8 +64,8 @@ test('a number out of its range is refused with the range, not as a non-number',
     [{ TMS_ANALYSIS_THREADS: '0' }, 'configuration analysisThreads (TMS_ANALYSIS_THREADS): must be 1 or more, got "0"'],
   ];
   for (const [env, message] of cases) assert.throws(() => loadConfig({}, env), (error: Error) => error.message === message || assert.unreachable(error.message));
-  assert.throws(() => loadConfig({ rateLimit: -3 }, {}), /configuration rateLimit \(TMS_RATE_LIMIT\): must be 0 or more/);
-  assert.throws(() => loadConfig({ bodyLimitBytes: -1 }, {}), /configuration bodyLimitBytes \(TMS_BODY_LIMIT_BYTES\): must be 1 or more/);
+  assert.throws(() => loadConfig({ rateLimit: -3 }, {}), /configuration rateLimit \(--rate-limit\): must be 0 or more/);
+  assert.throws(() => loadConfig({ bodyLimitBytes: -1 }, {}), /configuration bodyLimitBytes \(--body-limit-bytes\): must be 1 or more/);
 });
 
 test('the admin key: at least 16 characters and no spaces, and an error never repeats it', () => {
@@ -77,6 +77,16 @@ test('the admin key: at least 16 characters and no spaces, and an error never re
     });
   }
   assert.throws(() => loadConfig({}, { TMS_DATABASE_URL: 'mysql://user:secret@host/db' }), (error: Error) => !error.message.includes('secret'));
+});
+
+test('a value given by flag is named by its flag, one from the environment by its variable', () => {
+  assert.throws(() => loadConfig({ port: '70000' }, { TMS_PORT: '8080' }), /^configuration port \(--port\): must be 0 to 65535, got "70000"$/);
+  assert.throws(() => loadConfig({ requestTimeoutMs: 'soon' }, {}), /^configuration requestTimeoutMs \(--request-timeout-ms\): /);
+  assert.throws(() => loadConfig({ tlsCert: 'c.pem' }, {}), /^configuration tlsKey \(TMS_TLS_KEY\): required with --tls-cert; set both/);
+  assert.throws(
+    () => loadConfig({ maxPageSize: '20' }, { TMS_DEFAULT_PAGE_SIZE: '30' }),
+    /^configuration defaultPageSize \(TMS_DEFAULT_PAGE_SIZE\): 30 is above maxPageSize \(--max-page-size\) 20/,
+  );
 });
 
 test('TLS takes both a certificate and a key: one alone is refused, naming the other', () => {
