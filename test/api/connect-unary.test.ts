@@ -143,6 +143,17 @@ connect('a body naming a member twice is refused alike, compressed (connect-node
   assert.match(JSON.parse(plain.body.toString()).message, 'duplicate object key "unknown"');
 });
 
+connect('a JSON body that is not UTF-8 is refused, as REST refuses it, and nothing is created', async ({ server }) => {
+  const before = (await call(server, 'GET', '/v1/timelines')).json.timelines.length;
+  const body = Buffer.concat([Buffer.from('{"base_timeline_id":"primary","description":"a '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+  const answer = await post(server.port, '/tms.v1.TimelineService/CreateTimeline', body, { 'content-type': 'application/json' });
+  assert.is(answer.status, 400, answer.body.toString());
+  const error = JSON.parse(answer.body.toString());
+  assert.is(error.code, 'invalid_argument');
+  assert.is(error.message, 'request body: not valid UTF-8');
+  assert.is((await call(server, 'GET', '/v1/timelines')).json.timelines.length, before, 'no timeline with U+FFFD in its description');
+});
+
 connect('a field of the wrong type is named in a FieldViolation, as a refused field of REST is', async ({ server }) => {
   const res = await call(server, 'POST', SEARCH, { rawBody: '{"page_size": "abc"}', headers: { 'content-type': 'application/json' } });
   assert.is(res.status, 400);
