@@ -7,7 +7,7 @@ import { call } from '../support/server.ts';
 import {
   answersShown, chooseOperation, logIn, loginDialog, openConsole, responseJson, sendAndWait, setBody, startConsoleFixture, statusOf,
   stopConsoleFixture, useKey, waitForAnswer, createAccount, type ConsoleFixture,
-  loginButton,
+  loginButton, logInFromHeader,
 } from './support.ts';
 
 // Long enough for a login and its first requests on a loaded machine (two test files share the cores), short
@@ -57,9 +57,7 @@ login('a session that expires: the 401 is shown, "Log in" opens again, and after
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);
   await chooseOperation(page, 'GET /v1/timelines');
-  await loginButton(page).click();
-  await logIn(page, 'admin', adminPassword);
-  await loginDialog(page).waitFor({ state: 'hidden' });
+  await logInFromHeader(page, 'admin', adminPassword);
   assert.is(await sendAndWait(page), '200 OK');
 
   const token = await sessionToken(page);
@@ -83,9 +81,7 @@ login('a 401 for a credential no longer held leaves the login made since alone',
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);
   await chooseOperation(page, 'GET /v1/timelines');
-  await loginButton(page).click();
-  await logIn(page, 'admin', adminPassword);
-  await loginDialog(page).waitFor({ state: 'hidden' });
+  await logInFromHeader(page, 'admin', adminPassword);
   const first = await sessionToken(page);
   // The request leaves with the first session, and reaches the server only after that session has ended.
   let release = () => {};
@@ -97,9 +93,7 @@ login('a 401 for a credential no longer held leaves the login made since alone',
   const before = await answersShown(page);
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await page.getByRole('button', { name: 'Log out' }).click();
-  await loginButton(page).click();
-  await logIn(page, 'admin', adminPassword);
-  await loginDialog(page).waitFor({ state: 'hidden' });
+  await logInFromHeader(page, 'admin', adminPassword);
   const second = await sessionToken(page);
   assert.is.not(second, first);
   release();
@@ -114,9 +108,7 @@ login('a 401 for a credential no longer held leaves the login made since alone',
 login('"Log out" ends the session on the server: the token it held is refused afterwards', async ({ server, browser, adminPassword }) => {
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);
-  await loginButton(page).click();
-  await logIn(page, 'admin', adminPassword);
-  await loginDialog(page).waitFor({ state: 'hidden' });
+  await logInFromHeader(page, 'admin', adminPassword);
   const token = await sessionToken(page);
   assert.is((await call(server, 'GET', '/v1/timelines', { key: token })).status, 200);
 

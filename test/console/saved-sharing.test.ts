@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
 import { call } from '../support/server.ts';
-import { chooseOperation, createAccount, logIn, loginDialog, openConsole, sendAndWait, startConsoleFixture, stopConsoleFixture, type ConsoleFixture, loginButton } from './support.ts';
+import { chooseOperation, createAccount, logIn, loginDialog, openConsole, sendAndWait, startConsoleFixture, stopConsoleFixture, type ConsoleFixture, logInFromHeader } from './support.ts';
 
 const MARKUP_NAME = '<img src=x onerror="window.__pwned=1"><b>Paris</b> in the 1790s';
 const BOB = { username: 'bob', password: 'bob has a long password' };
@@ -26,9 +26,7 @@ const token = (page: Page) => page.evaluate(() => (JSON.parse(sessionStorage.get
 saved('"Save" asks for a name; the Saved list shows it as text (markup stays text) after a reload and on another browser', async (ctx) => {
   const { page } = await openConsole(ctx.alice, ctx.server.url);
   ctx.alicePage = page;
-  await loginButton(page).click();
-  await logIn(page, 'admin', ctx.adminPassword);
-  await loginDialog(page).waitFor({ state: 'hidden' });
+  await logInFromHeader(page, 'admin', ctx.adminPassword);
   await chooseOperation(page, 'GET /v1/search-events');
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Save request' });
@@ -46,9 +44,7 @@ saved('"Save" asks for a name; the Saved list shows it as text (markup stays tex
 
   const other = await ctx.browser.newContext();
   const { page: elsewhere } = await openConsole(other, ctx.server.url);
-  await loginButton(elsewhere).click();
-  await logIn(elsewhere, 'admin', ctx.adminPassword);
-  await loginDialog(elsewhere).waitFor({ state: 'hidden' });
+  await logInFromHeader(elsewhere, 'admin', ctx.adminPassword);
   await elsewhere.getByRole('tab', { name: /^Saved/ }).click();
   await savedList(elsewhere).getByRole('button', { name: /Paris/ }).first().waitFor();
   await other.close();
@@ -123,9 +119,7 @@ saved('a share link opened in a tab already logged in shows the shared request, 
 async function openLinkLoggedIn(ctx: Ctx, link: string): Promise<void> {
   const bobPage = await ctx.bob.newPage();
   await bobPage.goto(`${ctx.server.url}/console`);
-  await loginButton(bobPage).click();
-  await logIn(bobPage, BOB.username, BOB.password);
-  await loginDialog(bobPage).waitFor({ state: 'hidden' });
+  await logInFromHeader(bobPage, BOB.username, BOB.password);
   // The operation list waits until the shared request has been shown.
   let opened = () => {};
   const sharedShown = new Promise<void>((resolve) => (opened = resolve));

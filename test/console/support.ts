@@ -69,6 +69,13 @@ export async function logIn(page: Page, username: string, password: string): Pro
   await dialog.getByRole('button', { name: 'Log in', exact: true }).click();
 }
 
+/** Logs in through the header's "Log in" button, and waits for the dialog to close. */
+export async function logInFromHeader(page: Page, username: string, password: string): Promise<void> {
+  await loginButton(page).click();
+  await logIn(page, username, password);
+  await loginDialog(page).waitFor({ state: 'hidden' });
+}
+
 /** Logs in with an API key through the "Log in" dialog. */
 export async function useKey(page: Page, key: string): Promise<void> {
   await loginButton(page).click();
