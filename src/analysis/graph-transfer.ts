@@ -3,8 +3,8 @@
  *
  * - An array backed by a SharedArrayBuffer is sent as it is (shared, nothing moves).
  * - An array that owns its whole ArrayBuffer is transferred: its memory moves (zero-copy) to a new array
- *   at once, so the caller's array is detached (length 0) from the call on, whether the task is queued or
- *   running, and `restoreGraph` puts the returned arrays back into the caller's graph object. So a graph
+ *   at once, so the caller's array is detached (length 0) from the moment a worker takes the task (the pool
+ *   keeps a waiting task's graph whole) until it settles, and `restoreGraph` puts the returned arrays back into the caller's graph object. So a graph
  *   must not be read, or analysed twice at once, until its analysis settles.
  * - An array that is a view into a larger buffer (e.g. a slice of a pooled Buffer) is copied, so that
  *   transferring never detaches memory the graph does not own.

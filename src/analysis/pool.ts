@@ -29,9 +29,10 @@ export interface AnalysisPoolOptions {
 
 export interface PoolParadoxOptions extends ParadoxAnalysisOptions {
   /**
-   * How the graph's arrays reach the worker. 'transfer' (the default) moves them: the caller's graph is
-   * unusable (its arrays detached) until the returned promise settles, then it is whole again. 'copy'
-   * clones them on this thread, leaving the caller's graph untouched throughout.
+   * How the graph's arrays reach the worker, when a worker takes the task. 'transfer' (the default) moves them:
+   * from then until the returned promise settles the caller's graph is unusable (its arrays detached), then it
+   * is whole again. 'copy' clones them on this thread at that moment, leaving the caller's graph untouched.
+   * Either way the graph must not change while its analysis waits for a worker.
    */
   handOff?: 'transfer' | 'copy';
   /** Run on a worker whatever the size (tests, benchmarks). */

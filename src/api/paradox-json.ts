@@ -4,7 +4,7 @@ import type { OperationDeps } from './deps.ts';
 import type { Interval } from '../time/index.ts';
 import { describeParadox } from '../analysis/paradox-report.ts';
 import { mayBreachAnchors } from '../analysis/anchor-breaches.ts';
-import type { TaskRequest } from '../analysis/task-turns.ts';
+import { abandoned, type TaskRequest } from '../analysis/task-turns.ts';
 
 export interface ParadoxJson {
   kind: string;
@@ -33,6 +33,7 @@ export function paradoxesJson(report: ParadoxReport, graph: CausalGraph): Parado
  * all the pins, which the checks of a timeline never changed (primary, usually) need not pay for.
  */
 export async function analyseTimeline(deps: OperationDeps, timelineId: string, window?: Interval, forRequest?: TaskRequest) {
+  if (forRequest?.ended) throw abandoned();
   const started = performance.now();
   const { graph, release } = await deps.store.readCausalGraph(timelineId);
   let report: ParadoxReport;

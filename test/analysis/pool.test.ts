@@ -78,7 +78,7 @@ test('reports agree inline and on the worker over several random graphs and wind
   }
 });
 
-test('transfer detaches the caller’s arrays at once; a second analysis of the same graph meanwhile is refused', async () => {
+test('transfer detaches the caller’s arrays as soon as a free worker takes them; a second analysis of the same graph meanwhile is refused', async () => {
   const graph = bigLinkedGraph(50_000, 'chain');
   const first = pool.analyseParadoxes(graph);
   assert.is(graph.seconds.length, 0);

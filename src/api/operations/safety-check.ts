@@ -1,7 +1,7 @@
 import type { OperationDeps } from '../deps.ts';
 import type { ManipulationProposal, Precheck } from '../../store/types.ts';
 import type { ParadoxJson } from '../paradox-json.ts';
-import type { TaskRequest } from '../../analysis/task-turns.ts';
+import { abandoned, type TaskRequest } from '../../analysis/task-turns.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { paradoxesJson } from '../paradox-json.ts';
 
@@ -13,6 +13,8 @@ const keyOf = (p: ParadoxJson): string => `${p.kind}:${p.anchor_id ?? ''}:${[...
  */
 export function safetyCheck(deps: OperationDeps, timelineId: string, forRequest?: TaskRequest): Precheck {
   return async (proposal: ManipulationProposal) => {
+    // Answered already (its deadline passed, or its client left): neither the graphs nor the change are wanted.
+    if (forRequest?.ended) throw abandoned();
     const anchors = await deps.store.anchorPins(timelineId);
     const [before, after] = await Promise.all([
       deps.store.readCausalGraph(timelineId),
