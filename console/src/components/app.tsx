@@ -55,6 +55,9 @@ export function App() {
   const [selected, setSelected] = useState<string>();
   const initialDraft = useRef(emptyDraft()).current;
   const [draft, setDraft] = useState<Draft>(initialDraft);
+  /** The draft of the latest render, for answers that arrive later. */
+  const shownDraft = useRef(draft);
+  shownDraft.current = draft;
   const [outcome, setOutcome] = useState<{ result: Outcome; sequence: number }>();
   const [sending, setSending] = useState(false);
   const [credential, setCredentialState] = useState<Credential | undefined>(getCredential);
@@ -81,9 +84,9 @@ export function App() {
         const list = buildOperations(doc);
         setOperations(list);
         const first = list.find((op) => op.rpc === 'tms.v1.EventService.SearchEvents' && op.kind === 'rest') ?? list[0];
-        if (first) {
-          setSelected((chosen) => chosen ?? first.id);
-          // A shared request opened before the list arrived, or anything typed meanwhile, stays.
+        // A shared request opened before the list arrived, or anything typed meanwhile, stays.
+        if (first && shownDraft.current === initialDraft) {
+          setSelected(first.id);
           setDraft((shown) => (shown === initialDraft ? draftFor(first) : shown));
         }
       })
@@ -166,11 +169,14 @@ export function App() {
 
   /** Counts loads of the saved list from its first page: a page asked for before the latest one is dropped. */
   const savedLoads = useRef(0);
+  /** The load whose page the "More" token (`savedNext`) continues. */
+  const savedNextOf = useRef(0);
   const loadingMore = useRef(false);
 
   const loadSaved = async (pageToken = '') => {
     const held = getCredential();
-    if (!held || (pageToken && loadingMore.current)) return;
+    // "More" waits while the list loads from its first page again: its token belongs to the list being replaced.
+    if (!held || (pageToken && (loadingMore.current || savedNextOf.current !== savedLoads.current))) return;
     const load = pageToken ? savedLoads.current : ++savedLoads.current;
     if (pageToken) loadingMore.current = true;
     const current = () => load === savedLoads.current && getCredential()?.token === held.token;
@@ -179,6 +185,7 @@ export function App() {
       if (!current()) return;
       setSaved((previous) => (pageToken ? [...previous, ...page.saved_requests] : page.saved_requests));
       setSavedNext(page.next_page_token);
+      savedNextOf.current = load;
       setSavedError('');
     } catch (error) {
       if (current()) setSavedError(error instanceof ApiFailure ? error.info.message : String(error));
