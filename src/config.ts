@@ -50,7 +50,31 @@ export const configSchema = z.object({
 });
 export type Config = z.infer<typeof configSchema>;
 
-/** Environment variable for each config field (flags use the kebab-case field name). */
+/** `serve`'s flag for each config field, with its argument. */
+export const configFlags: Record<keyof Config, string> = {
+  port: '--port <port>',
+  host: '--host <host>',
+  dataDir: '--data-dir <dir>',
+  databaseUrl: '--database-url <url>',
+  adminKey: '--admin-key <key>',
+  tlsCert: '--tls-cert <file>',
+  tlsKey: '--tls-key <file>',
+  logLevel: '--log-level <level>',
+  rateLimit: '--rate-limit <perSecond>',
+  sessionTtlMs: '--session-ttl-ms <ms>',
+  loginLockMs: '--login-lock-ms <ms>',
+  bodyLimitBytes: '--body-limit-bytes <bytes>',
+  requestTimeoutMs: '--request-timeout-ms <ms>',
+  maxPageSize: '--max-page-size <n>',
+  defaultPageSize: '--default-page-size <n>',
+  analysisThreads: '--analysis-threads <n>',
+  shutdownGraceMs: '--shutdown-grace-ms <ms>',
+  shutdownDrainMs: '--shutdown-drain-ms <ms>',
+  trustedProxies: '--trusted-proxies <list>',
+  seedCatalogue: '--no-seed',
+};
+
+/** Environment variable for each config field. */
 export const configEnv: Record<keyof Config, string> = {
   port: 'TMS_PORT',
   host: 'TMS_HOST',
@@ -82,9 +106,6 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-/** `--request-timeout-ms` for `requestTimeoutMs`: the `serve` flag of a setting. */
-const flagOf = (key: keyof Config): string => `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
-
 /** Flags win over environment variables, which win over defaults. */
 export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -97,7 +118,7 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: N
     if (flag !== undefined) fromFlag.add(key);
   }
   // A value is named the way it was given: by its flag, or else by its environment variable.
-  const source = (key: keyof Config) => (fromFlag.has(key) ? flagOf(key) : configEnv[key]);
+  const source = (key: keyof Config) => (fromFlag.has(key) ? configFlags[key].split(' ')[0]! : configEnv[key]);
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

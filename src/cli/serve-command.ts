@@ -1,35 +1,36 @@
 import { Command, Option } from 'commander';
-import { configEnv, loadConfig, type Config } from '../config.ts';
+import { configEnv, configFlags, loadConfig, type Config } from '../config.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import { startApp, type RunningApp } from '../app.ts';
 import { explainStartupError } from './startup-errors.ts';
 
-const flags: [keyof Config, string, string][] = [
-  ['port', '--port <port>', 'port for every protocol'],
-  ['host', '--host <host>', 'address to listen on'],
-  ['dataDir', '--data-dir <dir>', 'LevelDB folder (the embedded store)'],
-  ['databaseUrl', '--database-url <url>', 'PostgreSQL instead of the LevelDB folder: postgres://user:password@host:port/database'],
-  ['adminKey', '--admin-key <key>', 'API key for the admin account created on first start'],
-  ['tlsCert', '--tls-cert <file>', 'PEM certificate: serve TLS (h2 and HTTP/1.1 by ALPN)'],
-  ['tlsKey', '--tls-key <file>', 'PEM private key for --tls-cert'],
-  ['logLevel', '--log-level <level>', 'fatal, error, warn, info, debug, trace or silent'],
-  ['rateLimit', '--rate-limit <perSecond>', 'requests per second per credential; 0 turns it off'],
-  ['sessionTtlMs', '--session-ttl-ms <ms>', 'how long a login session token stays valid'],
-  ['loginLockMs', '--login-lock-ms <ms>', 'first lockout after repeated failed logins (doubles per repeat)'],
-  ['bodyLimitBytes', '--body-limit-bytes <bytes>', 'largest request body'],
-  ['requestTimeoutMs', '--request-timeout-ms <ms>', 'longest a request may take'],
-  ['maxPageSize', '--max-page-size <n>', 'largest page_size a client may ask for'],
-  ['defaultPageSize', '--default-page-size <n>', 'page size when none is given'],
-  ['analysisThreads', '--analysis-threads <n>', 'worker threads for paradox and anchor analysis'],
-  ['shutdownGraceMs', '--shutdown-grace-ms <ms>', 'how long in-flight requests may take to finish on SIGTERM'],
-  ['trustedProxies', '--trusted-proxies <list>', 'proxies (addresses or subnets, comma-separated) whose X-Forwarded-For names the client'],
-  ['shutdownDrainMs', '--shutdown-drain-ms <ms>', 'on SIGTERM, keep serving this long while /readyz says NOT_SERVING, so load balancers move away first'],
+/** What each setting's flag is for; the flags themselves are `configFlags`. */
+const flagHelp: [keyof Config, string][] = [
+  ['port', 'port for every protocol'],
+  ['host', 'address to listen on'],
+  ['dataDir', 'LevelDB folder (the embedded store)'],
+  ['databaseUrl', 'PostgreSQL instead of the LevelDB folder: postgres://user:password@host:port/database'],
+  ['adminKey', 'API key for the admin account created on first start'],
+  ['tlsCert', 'PEM certificate: serve TLS (h2 and HTTP/1.1 by ALPN)'],
+  ['tlsKey', 'PEM private key for --tls-cert'],
+  ['logLevel', 'fatal, error, warn, info, debug, trace or silent'],
+  ['rateLimit', 'requests per second per credential; 0 turns it off'],
+  ['sessionTtlMs', 'how long a login session token stays valid'],
+  ['loginLockMs', 'first lockout after repeated failed logins (doubles per repeat)'],
+  ['bodyLimitBytes', 'largest request body'],
+  ['requestTimeoutMs', 'longest a request may take'],
+  ['maxPageSize', 'largest page_size a client may ask for'],
+  ['defaultPageSize', 'page size when none is given'],
+  ['analysisThreads', 'worker threads for paradox and anchor analysis'],
+  ['shutdownGraceMs', 'how long in-flight requests may take to finish on SIGTERM'],
+  ['trustedProxies', 'proxies (addresses or subnets, comma-separated) whose X-Forwarded-For names the client'],
+  ['shutdownDrainMs', 'on SIGTERM, keep serving this long while /readyz says NOT_SERVING, so load balancers move away first'],
 ];
 
 export function serveCommand(): Command {
   const command = new Command('serve').description('run the service (the default command)');
-  for (const [key, flag, help] of flags) command.addOption(new Option(flag, `${help} (env ${configEnv[key]})`));
-  command.option('--no-seed', 'do not load the historical catalogue into an empty primary timeline');
+  for (const [key, help] of flagHelp) command.addOption(new Option(configFlags[key], `${help} (env ${configEnv[key]})`));
+  command.option(configFlags.seedCatalogue, 'do not load the historical catalogue into an empty primary timeline');
   command.action(async (options: Record<string, unknown>) => {
     let config: Config | undefined;
     let logger: Logger;
