@@ -1,8 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import type { AnyRequest, AnyResponse } from './one-port.ts';
 import { invalidArgument, type ApiError } from '../domain/errors.ts';
 import { isReusable } from '../api/reusable-output.ts';
 import { unpooled } from '../memory/unpooled.ts';
-import { BEARER_CHALLENGE, bodyTooLarge, errorBody, httpStatusFor, retryAfterSeconds } from './errors.ts';
+import { BEARER_CHALLENGE, REQUEST_BODY, bodyTooLarge, errorBody, httpStatusFor, retryAfterSeconds } from './errors.ts';
 
 const encoded = new WeakMap<object, string | Buffer>();
 
@@ -100,4 +101,10 @@ export function authorizationHeader(req: AnyRequest): string | undefined {
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') seen++;
   if (seen > 1) throw invalidArgument('Authorization', 'given more than once; send one credential');
   return headerValue(req, 'authorization');
+}
+
+/** A request body's text; bytes that are not UTF-8 are refused, where decoding would replace them with U+FFFD. */
+export function utf8Text(bytes: Uint8Array): string {
+  if (!isUtf8(bytes)) throw invalidArgument(REQUEST_BODY, 'not valid UTF-8');
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }

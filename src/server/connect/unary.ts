@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { promisify } from 'node:util';
 import { brotliCompress, gzip } from 'node:zlib';
 import { fromJsonString, type DescMethod, type Message } from '@bufbuild/protobuf';
@@ -8,8 +7,8 @@ import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/co
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import { binaryFields, invokeUnary, messageFields, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
-import { closeIfBodyUnread, headerValue, readBody, sendError } from '../http-io.ts';
-import { REQUEST_BODY, unsupportedContentType } from '../errors.ts';
+import { closeIfBodyUnread, headerValue, readBody, sendError, utf8Text } from '../http-io.ts';
+import { unsupportedContentType } from '../errors.ts';
 import { jsonRequestFields, unknownFieldPath } from './json-request.ts';
 import { RPC_JSON_OPTIONS } from './rpc-services.ts';
 import { ApiError, fieldViolation, invalidArgument } from '../../domain/errors.ts';
@@ -20,7 +19,6 @@ const UNARY_PROTO = /^application\/proto$/i;
 const STREAMING_CONNECT = /^application\/connect\+/i;
 const compressors = { gzip: promisify(gzip), br: promisify(brotliCompress) } as const;
 type Encoding = keyof typeof compressors;
-const textDecoder = new TextDecoder();
 /** protobuf-es's words for a JSON member that names no field of its message. */
 const UNKNOWN_KEY = /: key ".*" is unknown$/;
 
@@ -99,9 +97,7 @@ const jsonReaders = new WeakMap<DescMethod, (text: string) => Record<string, unk
 
 /** The request's fields from a JSON body: read directly where it is plain, otherwise by protobuf-es. */
 function jsonFields(method: DescMethod, bytes: Uint8Array): unknown {
-  // Decoding would put U+FFFD in place of each bad byte, and the request would be stored with them.
-  if (!isUtf8(bytes)) throw invalidArgument(REQUEST_BODY, 'not valid UTF-8');
-  const text = textDecoder.decode(bytes);
+  const text = utf8Text(bytes);
   let reader = jsonReaders.get(method);
   if (!reader) jsonReaders.set(method, (reader = jsonRequestFields(method.input)));
   return reader(text) ?? messageFields(method, readJson(method, text));

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import type { RestRoute } from './routes.ts';
@@ -7,7 +6,7 @@ import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
 import { REQUEST_BODY, unsupportedContentEncoding, unsupportedContentType } from '../errors.ts';
 import { namesAMemberTwice, repeatedMemberPath, unpairedSurrogatePath } from '../json-members.ts';
-import { authorizationHeader, closeIfBodyUnread, headerValue, readBody, sendError, sendJson } from '../http-io.ts';
+import { authorizationHeader, closeIfBodyUnread, headerValue, readBody, sendError, sendJson, utf8Text } from '../http-io.ts';
 
 export interface RestDeps extends InvokeDeps {
   bodyLimitBytes: number;
@@ -84,8 +83,7 @@ function checkBodyHeaders(req: AnyRequest): void {
  */
 function parseJsonBody(raw: Buffer): Record<string, unknown> {
   if (raw.length === 0) return {};
-  if (!isUtf8(raw)) throw invalidArgument(REQUEST_BODY, 'not valid UTF-8');
-  const text = raw.toString('utf8');
+  const text = utf8Text(raw);
   let value: unknown;
   try {
     value = JSON.parse(text);
