@@ -1,14 +1,14 @@
 // The console asks for a login when a request needs one (or the session expired), sends the waiting
 // request once logged in, keeps the dialog open on a wrong password, and ends the session on "Log out".
 import { suite } from 'uvu';
-import type { Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { call } from '../support/server.ts';
 import {
   answersShown, chooseOperation, logIn, loginDialog, openConsole, responseJson, sendAndWait, setBody, startConsoleFixture, statusOf,
   stopConsoleFixture, useKey, waitForAnswer, createAccount, type ConsoleFixture,
-  loginButton, logInFromHeader,
+  loginButton, logInFromHeader, heldToken,
 } from './support.ts';
+import { eventually } from '../support/eventually.ts';
 
 // Long enough for a login and its first requests on a loaded machine (two test files share the cores), short
 // enough to wait out once.
@@ -20,12 +20,6 @@ login.before(async (ctx) => {
 });
 login.after((ctx) => stopConsoleFixture(ctx));
 
-/** The session token the console holds after a login. */
-async function sessionToken(page: Page): Promise<string> {
-  const token = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('tms.console.credential') ?? '{}') as { token?: string }).token);
-  assert.ok(token, 'the console holds a session token');
-  return token;
-}
 
 login('Send without credentials opens "Log in"; a wrong password keeps it open with an alert; the right one sends the waiting request with no other click', async ({ server, browser, adminPassword }) => {
   const context = await browser.newContext();
@@ -60,12 +54,8 @@ login('a session that expires: the 401 is shown, "Log in" opens again, and after
   await logInFromHeader(page, 'admin', adminPassword);
   assert.is(await sendAndWait(page), '200 OK');
 
-  const token = await sessionToken(page);
-  const deadline = Date.now() + SESSION_TTL_MS + 5_000;
-  while ((await call(server, 'GET', '/v1/timelines', { key: token })).status !== 401) {
-    assert.ok(Date.now() < deadline, 'the session expires on the server');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const token = await heldToken(page);
+  await eventually('the session expires on the server', async () => (await call(server, 'GET', '/v1/timelines', { key: token })).status === 401, SESSION_TTL_MS + 5_000, 250);
   const before = await answersShown(page);
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   assert.is(await waitForAnswer(page, before), '401 Unauthorized');
@@ -82,7 +72,7 @@ login('a 401 for a credential no longer held leaves the login made since alone',
   const { page } = await openConsole(context, server.url);
   await chooseOperation(page, 'GET /v1/timelines');
   await logInFromHeader(page, 'admin', adminPassword);
-  const first = await sessionToken(page);
+  const first = await heldToken(page);
   // The request leaves with the first session, and reaches the server only after that session has ended.
   let release = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -94,13 +84,13 @@ login('a 401 for a credential no longer held leaves the login made since alone',
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await page.getByRole('button', { name: 'Log out' }).click();
   await logInFromHeader(page, 'admin', adminPassword);
-  const second = await sessionToken(page);
+  const second = await heldToken(page);
   assert.is.not(second, first);
   release();
   assert.is(await waitForAnswer(page, before), '401 Unauthorized');
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
   assert.not.ok(await loginDialog(page).isVisible(), 'no login asked for');
-  assert.is(await sessionToken(page), second, 'the second session is kept');
+  assert.is(await heldToken(page), second, 'the second session is kept');
   assert.ok(await page.getByRole('button', { name: 'Log out' }).isVisible());
   await context.close();
 });
@@ -109,7 +99,7 @@ login('"Log out" ends the session on the server: the token it held is refused af
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);
   await logInFromHeader(page, 'admin', adminPassword);
-  const token = await sessionToken(page);
+  const token = await heldToken(page);
   assert.is((await call(server, 'GET', '/v1/timelines', { key: token })).status, 200);
 
   await page.getByRole('button', { name: 'Log out' }).click();
@@ -148,7 +138,7 @@ login('credentials never reach a URL, the history, a snippet or the page text', 
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await logIn(page, 'admin', adminPassword);
   await statusOf(page).waitFor();
-  const token = await sessionToken(page);
+  const token = await heldToken(page);
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
   assert.ok(stored.includes('search-events'), 'the history holds the request');
   assert.not.ok(stored.includes(token) || stored.includes(adminPassword), 'but not the credential');

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
 import { call } from '../support/server.ts';
-import { chooseOperation, createAccount, logIn, loginDialog, openConsole, sendAndWait, startConsoleFixture, stopConsoleFixture, type ConsoleFixture, logInFromHeader } from './support.ts';
+import { chooseOperation, createAccount, logIn, loginDialog, openConsole, sendAndWait, startConsoleFixture, stopConsoleFixture, type ConsoleFixture, logInFromHeader, heldToken } from './support.ts';
 
 const MARKUP_NAME = '<img src=x onerror="window.__pwned=1"><b>Paris</b> in the 1790s';
 const BOB = { username: 'bob', password: 'bob has a long password' };
@@ -21,7 +21,6 @@ saved.before(async (ctx) => {
 saved.after((ctx) => stopConsoleFixture(ctx));
 
 const savedList = (page: Page) => page.getByRole('list', { name: 'Saved', exact: true });
-const token = (page: Page) => page.evaluate(() => (JSON.parse(sessionStorage.getItem('tms.console.credential') ?? '{}') as { token: string }).token);
 
 saved('"Save" asks for a name; the Saved list shows it as text (markup stays text) after a reload and on another browser', async (ctx) => {
   const { page } = await openConsole(ctx.alice, ctx.server.url);
@@ -49,7 +48,7 @@ saved('"Save" asks for a name; the Saved list shows it as text (markup stays tex
   await savedList(elsewhere).getByRole('button', { name: /Paris/ }).first().waitFor();
   await other.close();
 
-  const listed = await call(ctx.server, 'GET', '/v1/console/requests', { key: await token(page) });
+  const listed = await call(ctx.server, 'GET', '/v1/console/requests', { key: await heldToken(page) });
   assert.is(listed.status, 200, listed.text);
   const [stored] = listed.json.saved_requests;
   ctx.savedId = stored.id;
@@ -57,7 +56,7 @@ saved('"Save" asks for a name; the Saved list shows it as text (markup stays tex
   assert.is(stored.method, 'GET');
   assert.is(stored.path, '/v1/search-events');
   assert.not.ok(Object.keys(stored.headers).some((h: string) => /authorization|cookie/i.test(h)), 'no credential was stored');
-  assert.not.ok(JSON.stringify(stored).includes(await token(page)));
+  assert.not.ok(JSON.stringify(stored).includes(await heldToken(page)));
 });
 
 saved('"Share" shows a share link (a fragment); another account must log in to open it, then it is pre-filled, runs, and can be saved as a copy', async (ctx) => {
@@ -93,7 +92,7 @@ saved('"Share" shows a share link (a fragment); another account must log in to o
   await savedList(bobPage).getByRole('button', { name: "GET Bob's copy" }).waitFor();
   assert.is(await savedList(bobPage).getByRole('button', { name: /Paris/ }).count(), 0, "bob's list holds only his own");
 
-  const bobToken = await token(bobPage);
+  const bobToken = await heldToken(bobPage);
   for (const [method, path] of [['GET', `/v1/console/requests/${ctx.savedId}`], ['DELETE', `/v1/console/requests/${ctx.savedId}`], ['DELETE', `/v1/console/requests/${ctx.savedId}/share`]] as const) {
     const refused = await call(ctx.server, method, path, { key: bobToken });
     assert.is(refused.status, 404, `${method} ${path} by another account`);
@@ -102,7 +101,7 @@ saved('"Share" shows a share link (a fragment); another account must log in to o
 });
 
 saved('a share link opened in a tab already logged in shows the shared request, even when the operation list arrives after it', async (ctx) => {
-  const aliceKey = await token(ctx.alicePage);
+  const aliceKey = await heldToken(ctx.alicePage);
   const made = await call(ctx.server, 'POST', '/v1/console/requests', { key: aliceKey, body: { name: 'timelines', method: 'GET', path: '/v1/timelines', headers: {}, body: '' } });
   assert.is(made.status, 200, made.text);
   const id = made.json.saved_request.id as string;
@@ -157,7 +156,7 @@ saved('"Unshare": the old link no longer opens it; "Delete" removes it for good'
   assert.is((await listed).status(), 200);
   await page.getByRole('tab', { name: /^Saved/ }).click();
   await savedList(page).getByText(/Nothing saved yet/).waitFor();
-  const gone = await call(ctx.server, 'GET', `/v1/console/requests/${ctx.savedId}`, { key: await token(page) });
+  const gone = await call(ctx.server, 'GET', `/v1/console/requests/${ctx.savedId}`, { key: await heldToken(page) });
   assert.is(gone.status, 404);
 });
 

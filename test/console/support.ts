@@ -1,3 +1,4 @@
+import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.ts';
 import { call, startTestServer, type TestServer } from '../support/server.ts';
@@ -67,6 +68,13 @@ export async function logIn(page: Page, username: string, password: string): Pro
   await dialog.getByLabel('Username').fill(username);
   await dialog.getByLabel('Password').fill(password);
   await dialog.getByRole('button', { name: 'Log in', exact: true }).click();
+}
+
+/** The credential the console holds (a session token or an API key), read as the page keeps it. */
+export async function heldToken(page: Page): Promise<string> {
+  const token = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('tms.console.credential') ?? '{}') as { token?: string }).token);
+  assert.ok(token, 'the console holds a credential');
+  return token;
 }
 
 /** Logs in through the header's "Log in" button, and waits for the dialog to close. */
