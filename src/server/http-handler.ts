@@ -1,3 +1,4 @@
+import { constants, Http2ServerResponse } from 'node:http2';
 import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
@@ -197,9 +198,16 @@ function loggedPath(url: string | undefined): string | undefined {
   return url?.includes('shr_') ? url.replace(SHARE_TOKEN, 'shr_[redacted]') : url;
 }
 
+/**
+ * An HTTP/2 client that cancels a call while sending (grpc-js, Node's `stream.close`) ends its body and then
+ * resets the stream: the body's end may be answered (an incomplete message, say) before the reset arrives, and that
+ * answer never reaches the client.
+ */
+const cancelledByClient = (res: AnyResponse): boolean => res instanceof Http2ServerResponse && res.stream.rstCode === constants.NGHTTP2_CANCEL;
+
 function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, state: RequestState, started: number): void {
   const seconds = (performance.now() - started) / 1000;
-  const answered = res.writableEnded;
+  const answered = res.writableEnded && !cancelledByClient(res);
   if (!answered) state.code = 'canceled';
   else if (state.code === 'unknown') state.code = answeredCode(res, state.protocol) ?? 'unknown';
   deps.metrics.observe(state.route, state.protocol, state.code, seconds);

@@ -4,8 +4,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
+import http2 from 'node:http2';
 import { gzipSync } from 'node:zlib';
 import { call } from '../support/server.ts';
+import { eventually } from '../support/eventually.ts';
 import { startServeProcess } from '../support/serve-process.ts';
 
 const KEY = 'tms_test_request_log_key_0123456789';
@@ -149,6 +151,55 @@ test('calls connect-node reads (gRPC-Web, a compressed body, health) are logged 
     assert.equal(logged('zipped-bad'), ['connect', 'tms.v1.EventService.SearchEvents', zipped.json.code], 'the code the client was given');
     assert.equal(logged('health'), ['connect', 'grpc.health.v1.Health.Check', 'ok']);
     assert.equal(logged('no-such-rpc'), ['grpc-web', 'unmatched', 'unimplemented'], 'an unknown path is not a route of its own');
+  } finally {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
+test('an HTTP/2 call its client cancels while sending is logged as canceled (499), on every RPC protocol', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', KEY, '--rate-limit', '0'] });
+  try {
+    // An envelope that promises 50 bytes and brings one. Cancelling (as grpc-js does) ends the body and then resets
+    // the stream, so the server may answer the short body before the reset arrives: the log says what the client did.
+    const partial = Buffer.from([0, 0, 0, 0, 50, 10]);
+    const calls: [id: string, contentType: string, extra?: Record<string, string>][] = [
+      ['cancel-grpc', 'application/grpc'],
+      ['cancel-grpc-gzip', 'application/grpc', { 'grpc-encoding': 'gzip' }],
+      ['cancel-grpc-web', 'application/grpc-web+proto'],
+      ['cancel-connect', 'application/proto'],
+    ];
+    for (const [id, contentType, extra] of calls) {
+      const session = http2.connect(`http://127.0.0.1:${server.port}`);
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/tms.v1.TimelineService/CreateTimeline',
+        'content-type': contentType,
+        authorization: `Bearer ${KEY}`,
+        'x-request-id': id,
+        te: 'trailers',
+        ...extra,
+      });
+      stream.on('error', () => {});
+      const started = new Promise((resolve) => stream.once('ready', resolve));
+      stream.write(partial);
+      await started;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+      await new Promise((resolve) => stream.once('close', resolve));
+      session.close();
+    }
+    const loggedLines = () => new Map(requestLines(server.output()).map((line) => [line['req_id'], line]));
+    await eventually('a log line for each cancelled call', () => calls.every(([id]) => loggedLines().has(id)));
+    const lines = loggedLines();
+    for (const [id] of calls) {
+      assert.equal([lines.get(id)?.['code'], lines.get(id)?.['status']], ['canceled', 499], id);
+    }
+    const metrics = await call(server, 'GET', '/metrics', { key: null });
+    assert.match(metrics.text, /tms_requests_total\{route="tms\.v1\.TimelineService\.CreateTimeline",protocol="grpc",code="canceled"\} 2/);
+    assert.not.match(metrics.text, /route="tms\.v1\.TimelineService\.CreateTimeline",protocol="grpc",code="invalid_argument"/);
   } finally {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
