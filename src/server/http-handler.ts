@@ -1,7 +1,6 @@
 import { constants, Http2ServerResponse } from 'node:http2';
 import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 import type { AnyRequest, AnyResponse, RequestHandler } from './one-port.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -10,9 +9,10 @@ import type { RequestState } from './request-state.ts';
 import type { RestRouter } from './rest/router.ts';
 import type { UnaryRpcHandler } from './unary-rpc.ts';
 import { ApiError } from '../domain/errors.ts';
-import { codeOfConnectStatus, unsupportedContentType } from './errors.ts';
+import { codeOfConnectStatus, toConnectError, unsupportedContentType } from './errors.ts';
 import { requestIdOf, requestStateOf, rpcProtocolOf, setRequestState } from './request-state.ts';
 import { serveRest, type RestDeps } from './rest/rest-handler.ts';
+import { sendGrpcStatus } from './grpc/status-reply.ts';
 import { authorizationHeader, sendError } from './http-io.ts';
 
 /** Routes that are not RPCs: health, metrics, API description, console. */
@@ -92,15 +92,16 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
         state.protocol = rpcProtocolOf(contentType);
         state.route = deps.rpcRoutes.get(path) ?? state.route;
         state.code = 'unknown';
+        closeIfAnsweredEarly(req, res);
         try {
           // connect-node sees only the first of two Authorization headers.
           authorizationHeader(req);
         } catch (error) {
           state.code = 'invalid_argument';
-          sendError(res, error as ApiError);
+          if (state.protocol === 'connect') sendError(res, error as ApiError);
+          else sendGrpcStatus(res, req.httpVersionMajor, contentType!, toConnectError(error as ApiError));
           return;
         }
-        closeIfAnsweredEarly(req, res);
         deps.rpcHandler(req, res);
       }
       return;
@@ -158,17 +159,8 @@ export const answerUnknownRpc: NonNullable<ConnectNodeAdapterOptions['fallback']
   const message = `no RPC method ${path} (unknown service or method)`;
   const contentType = req.headers['content-type'] ?? '';
   if (contentType.startsWith('application/grpc')) {
-    // gRPC clients read the status from the trailers (gRPC-Web over HTTP/1.1: from the head, as trailers-only);
-    // an HTTP 404 would reach them without the message.
-    const status: Record<string, string> = {};
-    setTrailerStatus(new Headers(), new ConnectError(message, Code.Unimplemented)).forEach((value, name) => (status[name] = value));
-    if (req.httpVersionMajor === 2) {
-      res.writeHead(200, { 'content-type': contentType });
-      res.addTrailers(status);
-    } else {
-      res.writeHead(200, { 'content-type': contentType, ...status });
-    }
-    res.end();
+    // An HTTP 404 would reach gRPC clients without the message.
+    sendGrpcStatus(res, req.httpVersionMajor, contentType, new ConnectError(message, Code.Unimplemented));
     return;
   }
   sendError(res, new ApiError('unimplemented', message, [], 'no_such_path'));

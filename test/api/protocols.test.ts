@@ -100,6 +100,21 @@ protocols('gRPC: an unknown method is UNIMPLEMENTED, with the message naming it'
   }
 });
 
+protocols('gRPC-Web: an unknown method is unimplemented, with the message naming it, over HTTP/1.1 and HTTP/2', async ({ server }) => {
+  const noSuchMethod = { ...EventService.method.searchEvents, parent: { ...EventService, typeName: 'tms.v1.NoSuchService' } };
+  for (const httpVersion of ['1.1', '2'] as const) {
+    const transport = createGrpcWebTransport({ baseUrl: server.url, httpVersion, interceptors: [asAdmin] });
+    try {
+      await transport.unary(noSuchMethod, undefined, undefined, undefined, { location: 'london' });
+      assert.unreachable('an unknown service must fail');
+    } catch (error) {
+      assert.ok(error instanceof ConnectError, String(error));
+      assert.is(error.code, Code.Unimplemented, httpVersion);
+      assert.is(error.rawMessage, 'no RPC method /tms.v1.NoSuchService/SearchEvents (unknown service or method)', httpVersion);
+    }
+  }
+});
+
 protocols('gRPC health on the service port: List names every tms service SERVING, Watch streams SERVING', async ({ server }) => {
   const client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure());
   try {

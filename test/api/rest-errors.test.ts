@@ -70,13 +70,17 @@ errors('two Authorization headers are refused by name, on REST, Connect and gRPC
   for (const [requestLine, contentType] of [
     ['GET /v1/search-events HTTP/1.1', 'application/json'],
     ['POST /tms.v1.EventService/SearchEvents HTTP/1.1', 'application/json'],
-    ['POST /tms.v1.EventService/SearchEvents HTTP/1.1', 'application/grpc-web+json'],
   ]) {
     const answer = await sendTwoCredentials(server, requestLine!, '{}', contentType);
     assert.match(answer, /^HTTP\/1\.1 400 /, requestLine);
     assert.match(answer, /"code":"invalid_argument"/);
     assert.match(answer, /"message":"Authorization: given more than once; send one credential"/);
   }
+  // gRPC-Web clients read a status from grpc-status, not from the HTTP status.
+  const answer = await sendTwoCredentials(server, 'POST /tms.v1.EventService/SearchEvents HTTP/1.1', '{}', 'application/grpc-web+json');
+  assert.match(answer, /^HTTP\/1\.1 200 /);
+  assert.match(answer, /\r\ngrpc-status: 3\r\n/);
+  assert.is(decodeURIComponent(/\r\ngrpc-message: ([^\r]*)\r\n/.exec(answer)?.[1] ?? ''), 'Authorization: given more than once; send one credential');
 });
 
 errors('unknown route is 404 and names the route', async ({ server }) => {

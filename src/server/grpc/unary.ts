@@ -2,10 +2,11 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { parseTimeout, setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
+import { parseTimeout } from '@connectrpc/connect/protocol-grpc';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import { headerValue } from '../http-io.ts';
+import { sendGrpcStatus } from './status-reply.ts';
 import { binaryFields, invokeUnary, refuseBody, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
 
 const HEADER_BYTES = 5;
@@ -54,12 +55,7 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, req: AnyReque
     res.addTrailers({ 'grpc-status': '0' });
     res.end(envelope(compressed ? COMPRESSED : 0, data));
   } catch (thrown) {
-    const error = unaryError(state, thrown);
-    res.writeHead(200, { 'content-type': 'application/grpc+proto' });
-    const trailers: Record<string, string> = {};
-    setTrailerStatus(new Headers(), error).forEach((value, name) => (trailers[name] = value));
-    res.addTrailers(trailers);
-    res.end();
+    sendGrpcStatus(res, 2, 'application/grpc+proto', unaryError(state, thrown));
   }
 }
 
