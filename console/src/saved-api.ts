@@ -12,10 +12,10 @@ export class ApiFailure extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function call<T>(method: string, path: string, body?: unknown, credential = authorizationHeader()): Promise<T> {
   const response = await fetch(path, {
     method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...authorizationHeader() },
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...credential },
     body: body === undefined ? undefined : JSON.stringify(body),
     credentials: 'omit',
     cache: 'no-store',
@@ -54,7 +54,9 @@ export const deleteSaved = (id: string) => call<{ status: string }>('DELETE', `/
 export const login = (username: string, password: string) =>
   call<{ token: string; expires_at: string }>('POST', '/v1/login', { username, password });
 
-export const logout = () => call<{ status: string }>('POST', '/v1/logout', {});
+/** Ends the session held, or the one whose token is given. */
+export const logout = (sessionToken?: string) =>
+  call<{ status: string }>('POST', '/v1/logout', {}, sessionToken === undefined ? authorizationHeader() : { authorization: `Bearer ${sessionToken}` });
 
 export const draftOf = (saved: SavedRequest): Draft => ({
   method: saved.method,

@@ -95,6 +95,41 @@ login('a 401 for a credential no longer held leaves the login made since alone',
   await context.close();
 });
 
+login('Cancel while a login is under way: no login is kept, and the session the server made is ended', async ({ server, browser, adminPassword }) => {
+  const context = await browser.newContext();
+  const { page, problems } = await openConsole(context, server.url);
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let made = '';
+  await page.route('**/v1/login', async (route) => {
+    const answer = await route.fetch();
+    made = ((await answer.json()) as { token: string }).token;
+    await held;
+    await route.fulfill({ response: answer });
+  });
+  await loginButton(page).click();
+  const dialog = loginDialog(page);
+  await dialog.waitFor();
+  await logIn(page, 'admin', adminPassword);
+  await eventually('the server has made the session', () => made !== '');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.not.ok(await dialog.isVisible());
+  release();
+  await eventually('the abandoned session is ended on the server', async () => (await call(server, 'GET', '/v1/timelines', { key: made })).status === 401, 5_000, 50);
+  assert.is(await page.evaluate(() => sessionStorage.getItem('tms.console.credential')), null, 'no credential kept');
+  assert.ok(await loginButton(page).isVisible(), 'still logged out');
+  assert.not.ok(await dialog.isVisible(), 'the dialog stays closed');
+
+  await loginButton(page).click();
+  assert.ok(await dialog.getByRole('button', { name: 'Log in', exact: true }).isEnabled(), 'the dialog is ready for a new login');
+  assert.is(await dialog.getByRole('alert').count(), 0);
+  await page.unroute('**/v1/login');
+  await logIn(page, 'admin', adminPassword);
+  await page.getByRole('button', { name: 'Log out' }).waitFor();
+  assert.equal(problems, []);
+  await context.close();
+});
+
 login('"Log out" ends the session on the server: the token it held is refused afterwards', async ({ server, browser, adminPassword }) => {
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);

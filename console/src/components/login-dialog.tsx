@@ -1,6 +1,6 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { Dialog } from './dialog.tsx';
-import { ApiFailure, login } from '../saved-api.ts';
+import { ApiFailure, login, logout } from '../saved-api.ts';
 import { setCredential, type Credential } from '../credentials.ts';
 
 /** A key made by tms names its id: `tms_<key_id>_<secret>` (a TMS_ADMIN_KEY chosen by the operator may not). */
@@ -22,6 +22,8 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
   const [apiKey, setApiKey] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  // Each submission's number; closing the dialog moves it on, so an answer that arrives after is not used.
+  const attempt = useRef(0);
 
   const finish = (credential: Credential) => {
     setCredential(credential);
@@ -31,13 +33,27 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
     onLoggedIn(credential);
   };
 
+  const close = () => {
+    attempt.current++;
+    setBusy(false);
+    setError('');
+    onClose();
+  };
+
   const submit = async (event: Event) => {
     event.preventDefault();
+    const mine = ++attempt.current;
+    const abandoned = () => mine !== attempt.current;
     setBusy(true);
     setError('');
     try {
       if (mode === 'password') {
         const session = await login(username.trim(), password);
+        if (abandoned()) {
+          // Cancelled while it was under way: the session is not kept, so it is ended rather than left to expire.
+          void logout(session.token).catch(() => {});
+          return;
+        }
         finish({ kind: 'session', token: session.token, username: username.trim().toLowerCase(), expiresAt: session.expires_at });
       } else {
         const key = apiKey.trim();
@@ -50,19 +66,21 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
           throw new ApiFailure(response.status, { code: String(response.status), message: body.message ?? response.statusText, details: [] });
         }
         const keys = (await response.json()) as { keys?: { key_id?: string; account?: string }[] };
+        if (abandoned()) return;
         const keyId = KEY_ID.exec(key)?.[1];
         const own = keys.keys?.find((listed) => listed.key_id === keyId);
         finish({ kind: 'key', token: key, username: own?.account ?? keyId ?? 'account not known', expiresAt: '' });
       }
     } catch (thrown) {
+      if (abandoned()) return;
       setError(thrown instanceof ApiFailure ? thrown.info.message : `Could not reach the server: ${(thrown as Error).message}`);
     } finally {
-      setBusy(false);
+      if (!abandoned()) setBusy(false);
     }
   };
 
   return (
-    <Dialog title="Log in" open={open} onClose={onClose}>
+    <Dialog title="Log in" open={open} onClose={close}>
       {reason && <p class="muted">{reason}</p>}
       <div class="tabs" role="tablist" aria-label="How to log in">
         <button type="button" role="tab" aria-selected={mode === 'password'} onClick={() => setMode('password')}>Username and password</button>
@@ -89,7 +107,7 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
         {error && <p role="alert" class="error-text">{error}</p>}
         <div class="row">
           <button type="submit" class="primary" disabled={busy}>{mode === 'password' ? 'Log in' : 'Use key'}</button>
-          <button type="button" onClick={onClose}>Cancel</button>
+          <button type="button" onClick={close}>Cancel</button>
         </div>
       </form>
     </Dialog>
