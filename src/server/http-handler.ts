@@ -12,6 +12,7 @@ import { ApiError } from '../domain/errors.ts';
 import { codeOfConnectStatus, toConnectError, unsupportedContentType } from './errors.ts';
 import { requestIdOf, requestStateOf, rpcProtocolOf, setRequestState } from './request-state.ts';
 import { serveRest, type RestDeps } from './rest/rest-handler.ts';
+import { failedCall } from './invoke.ts';
 import { sendGrpcStatus } from './grpc/status-reply.ts';
 import { authorizationHeader, sendError } from './http-io.ts';
 
@@ -93,16 +94,14 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
         state.route = deps.rpcRoutes.get(path) ?? state.route;
         state.code = 'unknown';
         closeIfAnsweredEarly(req, res);
-        try {
-          // connect-node sees only the first of two Authorization headers.
-          authorizationHeader(req);
-        } catch (error) {
-          state.code = 'invalid_argument';
-          if (state.protocol === 'connect') sendError(res, error as ApiError);
-          else sendGrpcStatus(res, req.httpVersionMajor, contentType!, toConnectError(error as ApiError));
-          return;
-        }
-        deps.rpcHandler(req, res);
+        admitBeforeBody(deps, req, state).then(
+          () => deps.rpcHandler(req, res),
+          (thrown: unknown) => {
+            const error = failedCall(state, thrown);
+            if (state.protocol === 'connect') sendError(res, error);
+            else sendGrpcStatus(res, req.httpVersionMajor, contentType!, toConnectError(error));
+          },
+        );
       }
       return;
     }
@@ -123,6 +122,18 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
     state.code = 'not_found';
     sendError(res, new ApiError('not_found', `no route for ${method} ${path}`), { 'x-request-id': requestId });
   };
+}
+
+/**
+ * connect-node reads and decodes a call's body before any handler of ours runs, so an operation's caller is
+ * admitted here first, as REST's is before its body is read: a caller without access, or over its rate, costs no
+ * decompression or decoding. `invoke` takes the caller admitted here.
+ */
+async function admitBeforeBody(deps: HttpHandlerDeps, req: AnyRequest, state: RequestState): Promise<void> {
+  // connect-node sees only the first of two Authorization headers.
+  const authorization = authorizationHeader(req);
+  if (!deps.operations.has(state.route)) return;
+  state.admitted = await deps.gate.admit(authorization, state.client, state.route);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyRequest } from './one-port.ts';
+import type { Principal } from '../accounts/principal.ts';
 
 /** What a request's single log line and metrics need, filled in as the request is served. */
 export interface RequestState {
@@ -9,6 +10,8 @@ export interface RequestState {
   protocol: 'rest' | 'connect' | 'grpc' | 'grpc-web' | 'http';
   route: string;
   code: string;
+  /** The caller, where the gate admitted it before the body was read (calls connect-node decodes). */
+  admitted?: Principal;
   credentialId?: string;
   account?: string;
   /** An unexpected error (a bug): the client sees only "internal error", the log gets the stack. */

@@ -42,8 +42,8 @@ export const firstThatServes =
     handlers.some((handler) => handler(req, res, path, state));
 
 /**
- * The call's output, through `invoke`, within the server's time limit or the client's shorter one. `input` is the
- * request's fields by proto field name, read while the caller is admitted; a caller turned away never awaits it.
+ * The call's output, through `invoke`, within the server's time limit or the client's shorter one. `body` is read
+ * meanwhile, and decoded only once the caller is admitted: a caller turned away never awaits it.
  */
 export function invokeUnary(
   options: UnaryRpcOptions,
@@ -51,12 +51,13 @@ export function invokeUnary(
   req: AnyRequest,
   state: RequestState,
   clientTimeoutMs: number | undefined,
-  input: Promise<unknown>,
+  body: Promise<Uint8Array>,
+  decode: (bytes: Uint8Array) => unknown,
 ): Promise<object> {
-  input.catch(() => undefined);
+  body.catch(() => undefined);
   const call = { rpc: `${method.parent.typeName}.${method.name}`, authorization: authorizationHeader(req), client: state.client, state };
   return withDeadline(
-    () => invoke(options, call, () => input),
+    () => invoke(options, call, async () => decode(await body)),
     tighterLimit(options.requestTimeoutMs, clientTimeoutMs, state.protocol === 'connect' ? 'connect-timeout-ms' : 'grpc-timeout'),
   );
 }

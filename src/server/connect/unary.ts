@@ -58,8 +58,8 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, binary: boole
   try {
     const timeout = parseTimeout(headerValue(req, 'connect-timeout-ms') ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error) throw timeout.error;
-    const input = readBody(req, options.readMaxBytes, tooLarge(options.readMaxBytes)).then((bytes) => (binary ? binaryFields(method, bytes) : jsonFields(method, bytes)));
-    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, input);
+    const requestBody = readBody(req, options.readMaxBytes, tooLarge(options.readMaxBytes));
+    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, requestBody, (bytes) => (binary ? binaryFields(method, bytes) : jsonFields(method, bytes)));
     body = replyBytes(method, binary ? 'protobuf' : 'json', output);
     state.code = 'ok';
     headers['content-type'] = binary ? 'application/proto' : 'application/json';

@@ -45,8 +45,8 @@ async function serve(options: UnaryRpcOptions, method: DescMethod, req: AnyReque
       req.resume();
       throw timeout.error;
     }
-    const input = readMessage(req, options.readMaxBytes).then((bytes) => binaryFields(method, bytes));
-    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, input);
+    const message = readMessage(req, options.readMaxBytes);
+    const output = await invokeUnary(options, method, req, state, timeout.timeoutMs, message, (bytes) => binaryFields(method, bytes));
     const reply = replyBytes(method, 'protobuf', output);
     const compressed = acceptsGzip && reply.length >= options.compressMinBytes;
     const data = compressed ? await gzipped(reply) : reply;
