@@ -116,6 +116,8 @@ interface Env {
   /** The owner's alternate timeline and an anchor on it, both created with the owner's write key. */
   timeline: string;
   anchor: string;
+  /** An anchor on primary, set by admin: read by whoever may read primary, changed by admin only. */
+  primaryAnchor: string;
   /** Primary events nobody has changed yet: each admin manipulation of primary takes a new one. */
   primaryEvents: PrimaryEvent[];
   victims: SeedAccount[];
@@ -258,12 +260,20 @@ const RPC_ROWS: Record<string, Case[]> = {
     onTimeline('on the owner timeline', OWNED_WRITE, (timeline) => ({ ...ANCHOR, timeline_id: timeline })),
     { label: 'on primary', access: ADMIN_ONLY, request: () => ({ ...ANCHOR }) },
   ],
-  'tms.v1.AnchorService.CheckAnchorStability': [{ label: 'the owner anchor', access: OWNED_READ, request: (env) => ({ anchor_id: env.anchor }) }],
+  'tms.v1.AnchorService.CheckAnchorStability': [
+    { label: 'the owner anchor', access: OWNED_READ, request: (env) => ({ anchor_id: env.anchor }) },
+    { label: 'an anchor on primary', access: ANY_ACCOUNT, request: (env) => ({ anchor_id: env.primaryAnchor }) },
+  ],
   'tms.v1.AnchorService.AdjustAnchor': [
     {
       label: 'the owner anchor',
       access: OWNED_WRITE,
       request: (env) => ({ anchor_id: env.anchor, new_environment: { temperature: '20°C', humidity: '40%', em_field_strength: '0.3T' } }),
+    },
+    {
+      label: 'an anchor on primary',
+      access: ADMIN_ONLY,
+      request: (env) => ({ anchor_id: env.primaryAnchor, new_environment: { temperature: '21°C', humidity: '40%', em_field_strength: '0.3T' } }),
     },
   ],
   'tms.v1.TutorialService.Travel': [
@@ -496,6 +506,7 @@ async function setUp(): Promise<Env> {
     },
     timeline: '',
     anchor: '',
+    primaryAnchor: '',
     primaryEvents: [],
     victims: [...VICTIMS],
     serial: 0,
@@ -503,6 +514,7 @@ async function setUp(): Promise<Env> {
   env.timeline = (await asOwner(env, 'POST', '/v1/create-timeline', { base_timeline_id: 'primary', description: 'the owner timeline' }))
     .timeline_id;
   env.anchor = (await asOwner(env, 'POST', '/v1/set-anchor', { ...ANCHOR, timeline_id: env.timeline })).anchor_id;
+  env.primaryAnchor = expectOk('an anchor on primary', await call(server, 'POST', '/v1/set-anchor', { body: ANCHOR })).json.anchor_id;
   const listed = await call(server, 'GET', '/v1/search-events?time_range=1000-01-01T00:00:00Z/2000-01-01T00:00:00Z&page_size=200');
   const reserved = new Set(['storming-of-the-bastille', 'moon-landing']);
   env.primaryEvents = (expectOk('primary events', listed).json.events as PrimaryEvent[]).filter((e) => !reserved.has(e.event_id));
