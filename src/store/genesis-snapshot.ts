@@ -5,6 +5,7 @@
  */
 import { runInSlices, runToEnd, STEP_EVERY, type Steps } from '../analysis/time-slices.ts';
 import { stringBytes, typedArrayBytes } from './metered-cache.ts';
+import { storedWordsText } from './location-words.ts';
 
 export interface GenesisSnapshot {
   ids: string[];
@@ -247,7 +248,8 @@ export function* decodeSnapshotSteps(chunks: readonly Uint8Array[]): Steps<Genes
     yield;
   }
   if (ids.length !== n) throw new Error(`genesis snapshot: ${ids.length} ids for ${n} events`);
-  const snapshot: GenesisSnapshot = { ids, seconds, nanos, place, placeNames: header.placeNames, causeOffsets, causeTargets, external: header.external };
+  const placeNames = header.placeNames.map(storedWordsText);
+  const snapshot: GenesisSnapshot = { ids, seconds, nanos, place, placeNames, causeOffsets, causeTargets, external: header.external };
   if (!header.points) {
     const rounded: number[] = [];
     for (let i = 0; i < n; i++) {

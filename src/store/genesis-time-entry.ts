@@ -5,6 +5,7 @@
  * read); both forms are read.
  */
 import { utf8 } from './keys.ts';
+import { storedWordsText } from './location-words.ts';
 
 const OPEN_BRACE = 0x7b;
 
@@ -17,6 +18,6 @@ export type TimeEntry = { json: Uint8Array } | { words: string[] };
 
 export function decodeTimeEntry(value: Uint8Array): TimeEntry {
   if (value.length > 0 && value[0] === OPEN_BRACE) return { json: value };
-  const text = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
+  const text = storedWordsText(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8'));
   return { words: text.length === 0 ? [] : text.split(' ') };
 }

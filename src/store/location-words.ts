@@ -4,17 +4,33 @@ const COMBINING_MARKS = /\p{M}+/gu;
 const NON_WORD = /[^\p{L}\p{N}]+/u;
 
 /**
+ * Lowercase letters that no Unicode decomposition takes to a plain Latin letter, as they are usually written
+ * without their stroke or ligature: `Łódź` is searched as `lodz`, `Straße` as `strasse`, `Ærø` as `aero`.
+ */
+const LETTER_FOLDS: Readonly<Record<string, string>> = {
+  ł: 'l', ŀ: 'l', ø: 'o', đ: 'd', ð: 'd', ħ: 'h', ı: 'i', ŧ: 't', ĸ: 'k', ŋ: 'n', ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th',
+};
+const FOLDED_LETTER = new RegExp(`[${Object.keys(LETTER_FOLDS).join('')}]`, 'gu');
+const NOT_ASCII = /[^\x20-\x7e]/;
+
+const foldLetters = (lowercase: string): string => lowercase.replace(FOLDED_LETTER, (letter) => LETTER_FOLDS[letter]!);
+
+/**
  * The words of a free-text location, as indexed and as queried: lowercase, accents removed (NFD, then
- * combining marks stripped), split on anything that is not a letter or digit. `São Paulo` → [sao, paulo].
+ * combining marks stripped), the letters above folded, split on anything that is not a letter or digit.
+ * `São Paulo` → [sao, paulo].
  */
 export function locationWords(text: string): string[] {
-  return text
-    .normalize('NFD')
-    .replace(COMBINING_MARKS, '')
-    .toLowerCase()
+  return foldLetters(text.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase())
     .split(NON_WORD)
     .filter((word) => word.length > 0);
 }
+
+/**
+ * Words a store holds (space-separated), as `locationWords` makes them now: stores written before the letter
+ * folds hold `łodz` where a query now asks for `lodz`.
+ */
+export const storedWordsText = (spaceSeparated: string): string => (NOT_ASCII.test(spaceSeparated) ? foldLetters(spaceSeparated) : spaceSeparated);
 
 /** Bytes each of the two lookups below may hold (about 10 000 places of twenty characters); a version keeps its array. */
 const SHARED_WORDS_BYTES = 2 * 1024 * 1024;
@@ -34,7 +50,7 @@ export function sharedLocationWords(text: string): readonly string[] {
 
 /** Words stored space-separated (as summaries hold them), shared as `sharedLocationWords` shares them. */
 export function sharedWords(spaceSeparated: string): readonly string[] {
-  return shared(byWordsText, spaceSeparated, () => (spaceSeparated ? spaceSeparated.split(' ') : []));
+  return shared(byWordsText, spaceSeparated, () => (spaceSeparated ? storedWordsText(spaceSeparated).split(' ') : []));
 }
 
 /** The two lookups' counts, for `/metrics` (they serve every store of the process). */

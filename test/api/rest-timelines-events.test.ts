@@ -45,6 +45,20 @@ rest('location matching ignores case and accents, and a word finds a longer plac
   for (const e of lower.json.events.filter((e: { location: string }) => /france/i.test(e.location))) assert.ok(ids.has(e.event_id));
 });
 
+rest('letters without a decomposition match their plain spelling: kizilirmak finds Kızılırmak', async ({ server }) => {
+  const found = await Promise.all(
+    ['Kızılırmak', 'kizilirmak', 'KIZILIRMAK'].map(async (location) => {
+      const res = await call(server, 'GET', '/v1/search-events', { body: { location, page_size: 50 } });
+      assert.is(res.status, 200, res.text);
+      return res.json.events.map((e: { location: string }) => e.location);
+    }),
+  );
+  assert.ok(found[0].length > 0);
+  assert.ok(found[0].every((location: string) => location.includes('Kızılırmak')));
+  assert.equal(found[1], found[0]);
+  assert.equal(found[2], found[0]);
+});
+
 rest('pagination: pages do not overlap and the last page has an empty token', async ({ server }) => {
   const seen: string[] = [];
   let token = '';

@@ -6,6 +6,8 @@ import { decodeSnapshot, encodeSnapshot, encodeSnapshotChunks, GenesisAccumulato
 import { randomId } from '../../src/store/ids.ts';
 import { parseVersionKey, prefixEnd, Tag, versionKey } from '../../src/store/keys.ts';
 import { locationWords } from '../../src/store/location-words.ts';
+import { decodeTimeEntry } from '../../src/store/genesis-time-entry.ts';
+import { INSTANT_KEY_BYTES } from '../../src/time/key-encoding.ts';
 import { LocalCommitLog } from '../../src/store/commit-log.ts';
 import { decodeNote, encodeNote } from '../../src/store/change-note.ts';
 import { FreshCheck } from '../../src/store/fresh-check.ts';
@@ -24,6 +26,29 @@ words('lowercases, strips accents and splits on non-letters', () => {
   assert.equal(locationWords('ÅLESUND'), ['alesund']);
   assert.equal(locationWords('東京都'), ['東京都']);
   assert.equal(locationWords(',,,'), []);
+});
+words('folds letters that have no decomposition as they are usually written plain', () => {
+  assert.equal(locationWords('Łódź, Poland'), ['lodz', 'poland']);
+  assert.equal(locationWords('Straße des 17. Juni, Berlin'), ['strasse', 'des', '17', 'juni', 'berlin']);
+  assert.equal(locationWords('Ærøskøbing, Denmark'), ['aeroskobing', 'denmark']);
+  assert.equal(locationWords('Kızılırmak River, Turkey'), ['kizilirmak', 'river', 'turkey']);
+  assert.equal(locationWords('İstanbul'), ['istanbul']);
+  assert.equal(locationWords('Þingvellir, Ísland'), ['thingvellir', 'island']);
+  assert.equal(locationWords('Œuvre, ĐAKOVO, Ħamrun'), ['oeuvre', 'dakovo', 'hamrun']);
+  for (const place of ['Łódź', 'STRASSE', 'Ærø', 'Kızılırmak']) {
+    assert.equal(locationWords(locationWords(place).join(' ')), locationWords(place), `${place}: folding twice changes nothing`);
+  }
+});
+words('words a store wrote before the letter folds are read folded', () => {
+  assert.equal(decodeTimeEntry(Buffer.from('łodz poland')), { words: ['lodz', 'poland'] });
+  const summary = encodeSummary({ lsn: 1, happens: true, timeText: 'A'.repeat(INSTANT_KEY_BYTES), words: ['ærøskøbing', 'denmark'] });
+  assert.equal(decodeSummary(1, summary).words, ['aeroskobing', 'denmark']);
+  const accumulator = new GenesisAccumulator();
+  accumulator.add('e1', 0, 0, 'łodz poland', []);
+  accumulator.add('e2', 1, 0, 'strasse des 17 juni berlin', []);
+  const built = accumulator.build();
+  built.placeNames = ['łodz poland', 'straße des 17 juni berlin'];
+  assert.equal(decodeSnapshot(encodeSnapshot(built)).placeNames, ['lodz poland', 'strasse des 17 juni berlin']);
 });
 words.run();
 
