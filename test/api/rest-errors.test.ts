@@ -83,6 +83,27 @@ errors('two Authorization headers are refused by name, on REST, Connect and gRPC
   assert.is(decodeURIComponent(/\r\ngrpc-message: ([^\r]*)\r\n/.exec(answer)?.[1] ?? ''), 'Authorization: given more than once; send one credential');
 });
 
+errors('a location with no letters or digits is refused naming location, not searched as no location at all', async ({ server }) => {
+  for (const location of ['!!!', '   ', '-', '\ufffd']) {
+    expectError(await call(server, 'GET', '/v1/search-events', { body: { location } }), 400, 'invalid_argument', 'location');
+    expectError(await call(server, 'POST', '/tms.v1.EventService/SearchEvents', { body: { location } }), 400, 'invalid_argument', 'location');
+  }
+  expectError(await call(server, 'GET', '/v1/search-events?location=%21%21'), 400, 'invalid_argument', 'location');
+  const blank = await call(server, 'GET', '/v1/search-events', { body: { location: '', page_size: 1 } });
+  assert.is(blank.status, 200, 'an empty location is no location, as in proto3');
+});
+
+errors('a query string escape that is not UTF-8, or not an escape, is refused naming its field', async ({ server }) => {
+  for (const query of ['location=%FF', 'location=%', 'location=%zz', 'location=Paris%E2%82']) {
+    const res = await call(server, 'GET', `/v1/search-events?${query}`);
+    expectError(res, 400, 'invalid_argument', 'location');
+    assert.match(res.json.message, /not valid percent-encoded UTF-8/);
+  }
+  expectError(await call(server, 'GET', '/v1/search-events?loc%FFation=Paris'), 400, 'invalid_argument', 'query string');
+  const escaped = await call(server, 'GET', '/v1/search-events?location=S%C3%A3o+Paulo%2C%20Brazil&page_size=1');
+  assert.is(escaped.status, 200, escaped.text);
+});
+
 errors('unknown route is 404 and names the route', async ({ server }) => {
   const res = await call(server, 'GET', '/v1/no-such-thing');
   expectError(res, 404, 'not_found');
@@ -277,7 +298,7 @@ errors('a body JSON.parse would read with a loss is refused by name, and nothing
     rawBody: '{"event_id":"moon-landing","new_outcome":{"description":"a","changes":[{"action":"cancel"},{"action":"\\udc00x"}]}}',
   });
   expectError(loneNested, 400, 'invalid_argument', 'new_outcome.changes[1].action');
-  const paired = await call(server, 'GET', '/v1/search-events', { rawBody: '{"location":"\\ud83d\\ude00"}' });
+  const paired = await call(server, 'GET', '/v1/search-events', { rawBody: '{"location":"Paris \\ud83d\\ude00"}' });
   assert.is(paired.status, 200, `a surrogate pair is a character: ${paired.text}`);
 
   const zipped = await call(server, 'POST', '/v1/create-timeline', {

@@ -16,9 +16,13 @@ import { safetyCheck } from './safety-check.ts';
 import { BadCursorError } from '../../store/page-cursor.ts';
 import { markReusable } from '../reusable-output.ts';
 import { pageSizeOf } from '../paging.ts';
+import { locationWords } from '../../store/location-words.ts';
+
+/** A location is searched by its words: one with none (`!!!`) would silently search every place. */
+const locationField = textField(500).refine((text) => locationWords(text).length > 0, 'has no letters or digits to search by');
 
 export const searchInput = z.strictObject({
-  location: blankAsMissing(textField(500).optional()),
+  location: blankAsMissing(locationField.optional()),
   time_range: blankAsMissing(intervalField.optional()),
   timeline_id: timelineIdField,
   page_size: blankAsMissing(pageSizeField.optional()),

@@ -113,7 +113,30 @@ function mergeFields(body: Record<string, unknown>, query: string, params: Recor
       throw invalidArgument(name, earlier === where ? `given twice in the ${where} with different values` : `given in the ${earlier} and the ${where} with different values`);
     }
   };
-  if (query) for (const [name, value] of new URLSearchParams(query)) add(name, value, 'query string');
+  if (query) for (const [name, value] of queryFields(query)) add(name, value, 'query string');
   for (const [name, value] of Object.entries(params)) add(name, value, 'path');
   return fields;
+}
+
+/**
+ * The query string's fields, read as URLSearchParams reads them, except that an escape that is not UTF-8 (`%FF`) or
+ * not an escape (`%`, `%zz`) is refused naming its field: URLSearchParams would read it as U+FFFD or as itself.
+ */
+function queryFields(query: string): [string, string][] {
+  const fields: [string, string][] = [];
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = queryText(equals === -1 ? pair : pair.slice(0, equals), 'query string');
+    fields.push([name, queryText(equals === -1 ? '' : pair.slice(equals + 1), name)]);
+  }
+  return fields;
+}
+
+function queryText(escaped: string, field: string): string {
+  try {
+    return decodeURIComponent(escaped.replaceAll('+', ' '));
+  } catch {
+    throw invalidArgument(field, 'not valid percent-encoded UTF-8 (each % must begin an escape of UTF-8 bytes)');
+  }
 }
