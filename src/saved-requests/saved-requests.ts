@@ -177,21 +177,30 @@ function checkedHeaders(input: Record<string, string>): Record<string, string> {
   if (entries.length > SAVED_REQUEST_LIMITS.headers) throw invalidArgument('headers', `at most ${SAVED_REQUEST_LIMITS.headers} headers`);
   const problems = new FieldProblems();
   const headers: Record<string, string> = {};
+  const givenAs = new Map<string, string>();
   for (const [rawName, value] of entries) {
-    const header = problems.read(() => checkedHeader(rawName, value));
-    if (header && !CREDENTIAL_HEADERS.has(header)) headers[header] = value;
+    const header = problems.read(() => checkedHeader(rawName, value, givenAs));
+    if (header === undefined) continue;
+    givenAs.set(header, rawName);
+    if (!CREDENTIAL_HEADERS.has(header)) headers[header] = value;
   }
   problems.throwIfAny();
   return headers;
 }
 
-/** The header's name as stored (lower case). */
-function checkedHeader(rawName: string, value: string): string {
+/** Tab and the visible characters of Latin-1, as an HTTP field value may hold them (RFC 9110 §5.5). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** The header's name as stored (lower case). Names differ by case only: one header given twice, refused. */
+function checkedHeader(rawName: string, value: string, givenAs: ReadonlyMap<string, string>): string {
   const headerName = rawName.trim().toLowerCase();
   if (!HEADER_NAME.test(headerName) || headerName.length > SAVED_REQUEST_LIMITS.headerNameChars) {
     throw invalidArgument(`headers.${rawName}`, `not a valid header name (letters, digits and !#$%&'*+.^_\`|~-, at most ${SAVED_REQUEST_LIMITS.headerNameChars})`);
   }
+  const earlier = givenAs.get(headerName);
+  if (earlier !== undefined) throw invalidArgument(`headers.${rawName}`, `the same header as "${earlier}" (header names ignore case); give it once`);
   if (value.length > SAVED_REQUEST_LIMITS.headerValueChars) throw invalidArgument(`headers.${rawName}`, `must be at most ${SAVED_REQUEST_LIMITS.headerValueChars} characters`);
+  if (!HEADER_VALUE.test(value)) throw invalidArgument(`headers.${rawName}`, 'not a valid header value (tab and printable Latin-1 characters only: no line breaks or other control characters)');
   return headerName;
 }
 
