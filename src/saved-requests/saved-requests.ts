@@ -189,7 +189,7 @@ function checkedHeaders(input: Record<string, string>): Record<string, string> {
 }
 
 /** Tab and the visible characters of Latin-1, as an HTTP field value may hold them (RFC 9110 §5.5). */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\xa0-\xff]*$/;
 
 /** The header's name as stored (lower case). Names differ by case only: one header given twice, refused. */
 function checkedHeader(rawName: string, value: string, givenAs: ReadonlyMap<string, string>): string {
