@@ -36,10 +36,8 @@ export const pageSizeField = z.preprocess(
   z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1'),
 );
 
-export const booleanField = z.preprocess(
-  (value) => (value === 'true' ? true : value === 'false' ? false : value),
-  z.boolean(),
-);
+/** Booleans come only in JSON bodies (no GET route has one), so `"true"` is refused as Connect refuses it. */
+export const booleanField = z.boolean();
 
 /** proto3 cannot tell an empty string from a missing one, so REST treats `""` as missing too. */
 export const blankAsMissing = <S extends z.ZodType>(schema: S) =>

@@ -242,6 +242,16 @@ errors('wrong types name the field', async ({ server }) => {
     'invalid_argument',
     'safety_check',
   );
+  for (const [path, body] of [
+    ['/v1/manipulate-event', { event_id: 'moon-landing', new_outcome: { description: 'd', changes: [{ action: 'reschedule', time: '1970-01-01T00:00:00Z' }] } }],
+    ['/api/v1/manipulate-event', { event_id: 'moon-landing', action: 'cancel', time: '1969-07-20T20:17:40Z' }],
+  ] as const) {
+    for (const flag of ['true', 'false']) {
+      const res = await call(server, 'POST', path, { body: { ...body, safety_check: flag } });
+      expectError(res, 400, 'invalid_argument', 'safety_check');
+      assert.match(res.json.message, /expected boolean, got string/, `${path} "${flag}"`);
+    }
+  }
 });
 
 errors('missing fields name the field', async ({ server }) => {
