@@ -12,6 +12,13 @@ export const idField = z
 
 export const textField = (max = 10_000) => z.string().max(max, `must be at most ${max} characters`);
 
+/** Text that must hold more than blanks, trimmed. */
+export const requiredTextField = (max: number) => z.string().trim().min(1, 'is required').max(max, `must be at most ${max} characters`);
+
+/** Optional text, trimmed: `""` is absent (proto3); blanks alone are refused, neither kept nor taken for absent. */
+export const optionalTextField = (max: number) =>
+  blankAsMissing(z.string().trim().min(1, 'is blank: give a value, or leave the field out').max(max, `must be at most ${max} characters`).optional());
+
 export const instantField: z.ZodType<Instant, string> = z.string().transform((text, ctx) => {
   try {
     return parseInstant(text);

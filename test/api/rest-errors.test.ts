@@ -104,6 +104,27 @@ errors('a query string escape that is not UTF-8, or not an escape, is refused na
   assert.is(escaped.status, 200, escaped.text);
 });
 
+errors('blanks alone are refused by name, neither kept as a value nor taken for a missing field', async ({ server }) => {
+  const before = (await call(server, 'GET', '/v1/timelines')).json.timelines.length;
+  const cases: [path: string, body: Record<string, unknown>, field: string][] = [
+    ['/timelines', { base_timeline_id: 'primary', variation: '   ' }, 'variation'],
+    ['/v1/create-parallel-timeline', { base_timeline_id: 'primary', variation: '  ' }, 'variation'],
+    ['/api/v1/travel', { destination_time: '1969-07-20T20:17:40Z', location: 'Houston', traveller: '   ' }, 'traveller'],
+    ['/api/v1/travel', { destination_time: '1969-07-20T20:17:40Z', location: '  ' }, 'location'],
+    ['/v1/set-anchor', { timestamp: '2025-01-01T00:00:00Z', environment: { temperature: '  ' } }, 'environment.temperature'],
+    ['/v1/set-anchor', { timestamp: '2025-01-01T00:00:00Z', quantum_state: { qubit_configuration: ' ' } }, 'quantum_state.qubit_configuration'],
+  ];
+  for (const [path, body, field] of cases) {
+    const res = await call(server, 'POST', path, { body });
+    expectError(res, 400, 'invalid_argument', field);
+    assert.match(res.json.message, /is (blank|required)/, `${path} ${field}`);
+  }
+  assert.is((await call(server, 'GET', '/v1/timelines')).json.timelines.length, before, 'no timeline was made');
+  const long = await call(server, 'POST', '/v1/create-parallel-timeline', { body: { base_timeline_id: 'primary', variation: 'x'.repeat(2001) } });
+  expectError(long, 400, 'invalid_argument', 'variation');
+  assert.is(long.json.message, 'variation: must be at most 2000 characters');
+});
+
 errors('unknown route is 404 and names the route', async ({ server }) => {
   const res = await call(server, 'GET', '/v1/no-such-thing');
   expectError(res, 404, 'not_found');

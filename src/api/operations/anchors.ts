@@ -13,7 +13,14 @@ import { parseAnchorConditions } from '../../anchors/units.ts';
 import { anchorFiguresJson } from '../../anchors/stability.ts';
 import { randomId } from '../../store/ids.ts';
 
-const unitText = blankAsMissing(z.string().max(100, 'must be at most 100 characters').optional());
+/** Echoed as sent; blanks alone are refused (a value without a unit), where `""` is absent. */
+const unitText = blankAsMissing(
+  z
+    .string()
+    .max(100, 'must be at most 100 characters')
+    .refine((text) => text.trim() !== '', 'is blank: give a value with its unit, or leave the field out')
+    .optional(),
+);
 const environmentInput = z.strictObject({ temperature: unitText, humidity: unitText, em_field_strength: unitText });
 const quantumStateInput = z.strictObject({ qubit_configuration: unitText, superposition_stability: unitText });
 const accuracyInput = z.enum(['microsecond', 'nanosecond']);

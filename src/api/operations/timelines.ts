@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { OperationDeps } from '../deps.ts';
 import type { RequestContext } from '../operation.ts';
 import { defineOperation } from '../operation.ts';
-import { blankAsMissing, idField, pageSizeField, pageTokenField, textField } from '../fields.ts';
+import { blankAsMissing, idField, optionalTextField, pageSizeField, pageTokenField, requiredTextField, textField } from '../fields.ts';
 import { requireTimeline } from '../timeline-access.ts';
 import { PRIMARY_TIMELINE_ID } from '../../domain/timelines.ts';
 import { timelineJson } from '../event-json.ts';
@@ -17,8 +17,8 @@ const baseFields = {
   description: textField(2000).default(''),
 };
 const createInput = z.strictObject(baseFields);
-const createParallelInput = z.strictObject({ ...baseFields, variation: z.string().trim().min(1, 'is required').max(2000) });
-const insertInput = z.strictObject({ ...baseFields, variation: blankAsMissing(textField(2000).optional()) });
+const createParallelInput = z.strictObject({ ...baseFields, variation: requiredTextField(2000) });
+const insertInput = z.strictObject({ ...baseFields, variation: optionalTextField(2000) });
 const byIdInput = z.strictObject({ timeline_id: idField });
 const listInput = z.strictObject({ page_size: blankAsMissing(pageSizeField.optional()), page_token: pageTokenField });
 

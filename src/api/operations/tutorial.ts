@@ -3,7 +3,7 @@ import type { OperationDeps } from '../deps.ts';
 import type { RequestContext } from '../operation.ts';
 import type { EventRecord } from '../../store/types.ts';
 import { defineOperation } from '../operation.ts';
-import { blankAsMissing, booleanField, idField, instantField, intervalField, textField, timelineIdField } from '../fields.ts';
+import { blankAsMissing, booleanField, idField, instantField, intervalField, optionalTextField, requiredTextField, textField, timelineIdField } from '../fields.ts';
 import { requireTimeline } from '../timeline-access.ts';
 import { PRIMARY_TIMELINE_ID } from '../../domain/timelines.ts';
 import { eventJson } from '../event-json.ts';
@@ -13,14 +13,14 @@ import { addDuration, parseDuration, TimeFormatError, type Instant } from '../..
 
 const travelInput = z.strictObject({
   destination_time: instantField,
-  location: z.string().trim().min(1, 'is required').max(500),
+  location: requiredTextField(500),
   timeline_id: timelineIdField,
-  traveller: blankAsMissing(z.string().trim().max(200).optional()),
+  traveller: optionalTextField(200),
 });
 
 const flatManipulateInput = z.strictObject({
   event_id: idField,
-  action: z.string().trim().min(1, 'is required').max(100),
+  action: requiredTextField(100),
   time: instantField,
   description: blankAsMissing(textField().optional()),
   safety_check: booleanField.default(false),
@@ -28,7 +28,7 @@ const flatManipulateInput = z.strictObject({
 });
 
 const monitorInput = z.strictObject({ timeline_id: timelineIdField, time_range: intervalField });
-const checkTimelineInput = z.strictObject({ timeline_id: idField, significant_event: z.string().trim().min(1, 'is required').max(500) });
+const checkTimelineInput = z.strictObject({ timeline_id: idField, significant_event: requiredTextField(500) });
 
 /** Events at the arrival's place within a day either side, so a traveller sees where they landed. */
 const NEARBY = parseDuration('P1D');
