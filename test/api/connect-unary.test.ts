@@ -113,7 +113,7 @@ connect('a member that names no field is refused by name, as REST refuses it, an
 
 const refusals: [string, string | Buffer, Record<string, string>, number, string, string][] = [
   ['a body that is not JSON', '{"page_size": ', {}, 400, 'invalid_argument', 'Unexpected end of JSON input'],
-  ['a field of the wrong type', '{"page_size": "abc"}', {}, 400, 'invalid_argument', 'cannot decode field tms.v1.SearchEventsRequest.page_size from JSON'],
+  ['a field of the wrong type', '{"page_size": "abc"}', {}, 400, 'invalid_argument', 'page_size: expected number (int32), got "abc"'],
   ['a member named twice', '{"page_size": 1, "page_size": 2}', {}, 400, 'invalid_argument', 'duplicate object key "page_size"'],
   ['bytes that are not the request message', Buffer.from([0xff, 0xff, 0xff]), { 'content-type': 'application/proto' }, 400, 'invalid_argument', 'parse binary: '],
   ['a body over the size limit', JSON.stringify({ location: 'x'.repeat(20_000) }), {}, 429, 'resource_exhausted', 'message size 20015 is larger than configured readMaxBytes 16384'],
@@ -131,6 +131,24 @@ for (const [what, body, headers, status, code, message] of refusals) {
     assert.ok(String(res.json.message).includes(message), `${res.json.message} names ${message}`);
   });
 }
+
+connect('a value protobuf-es cannot read is refused naming its member by its path, as REST names it', async ({ server }) => {
+  const manipulate = '/tms.v1.EventService/ManipulateEvent';
+  const cases: [body: unknown, field: string, problem: string][] = [
+    [{ event_id: 'moon-landing', new_outcome: 'x' }, 'new_outcome', 'expected object, got string'],
+    [{ event_id: 'moon-landing', new_outcome: { description: 'd', changes: [5] } }, 'new_outcome.changes[0]', 'expected object, got number'],
+    [{ event_id: 'moon-landing', new_outcome: { description: 'd', changes: { action: 'cancel' } } }, 'new_outcome.changes', 'expected array, got object'],
+    [{ event_id: 'moon-landing', new_outcome: { description: 'd', changes: [{ action: 'cancel' }, { action: 'reschedule', time: 5 }] } }, 'new_outcome.changes[1].time', 'expected string, got 5'],
+    [{ event_id: 'moon-landing', safety_check: 'true' }, 'safety_check', 'expected boolean, got "true"'],
+  ];
+  for (const [body, field, problem] of cases) {
+    const res = await call(server, 'POST', manipulate, { body });
+    assert.is(res.status, 400, res.text);
+    assert.is(res.json.code, 'invalid_argument');
+    assert.is(res.json.message, `${field}: ${problem}`);
+    assert.equal(res.json.details.map((d: { debug: { field: string } }) => d.debug.field), [field]);
+  }
+});
 
 connect('a body naming a member twice is refused alike, compressed (connect-node) or not', async ({ server }) => {
   const json = Buffer.from('{"time_range": "x", "page_size": 1, "unknown": 1, "unknown": 2}');

@@ -1,4 +1,5 @@
-import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { fromJson, ScalarType, type DescField, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import { isFieldError } from '@bufbuild/protobuf/reflect';
 import { namesAMemberTwice } from '../json-members.ts';
 import { DECLINE, hasImplicitPresence, isObject, isStringMap, plainList, plainScalar, plainScalarValue, plainStringMap, type PlainConversion } from '../reply-encoding/plain-values.ts';
 
@@ -131,3 +132,49 @@ export function unknownFieldPath(schema: DescMessage, json: unknown, path = ''):
   }
   return undefined;
 }
+
+/**
+ * The first member of a parsed JSON request that protobuf-es cannot read, named by its path as REST names fields
+ * (`new_outcome.changes[0].time`), and what is wrong with it; undefined when each member reads on its own. Each
+ * member is tried alone, so the answer follows protobuf-es's own rules.
+ */
+export function unreadableField(schema: DescMessage, json: unknown, path = ''): { field: string; problem: string } | undefined {
+  if (!isObject(json)) return undefined;
+  for (const [key, value] of Object.entries(json)) {
+    const field = schema.fields.find((candidate) => candidate.name === key || candidate.jsonName === key);
+    if (!field) continue;
+    const at = path === '' ? key : `${path}.${key}`;
+    const refused = refusal(schema, key, value);
+    if (refused === undefined) continue;
+    if (field.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.')) {
+      if (!isObject(value)) return { field: at, problem: `expected object, got ${jsonKind(value)}` };
+      return unreadableField(field.message, value, at) ?? { field: at, problem: refused };
+    }
+    if (field.fieldKind === 'list') {
+      if (!Array.isArray(value)) return { field: at, problem: `expected array, got ${jsonKind(value)}` };
+      for (const [i, item] of value.entries()) {
+        const itemRefused = refusal(schema, key, [item]);
+        if (itemRefused === undefined) continue;
+        const itemAt = `${at}[${i}]`;
+        if (field.listKind !== 'message') return { field: itemAt, problem: itemRefused };
+        if (!isObject(item)) return { field: itemAt, problem: `expected object, got ${jsonKind(item)}` };
+        return unreadableField(field.message, item, itemAt) ?? { field: itemAt, problem: itemRefused };
+      }
+    }
+    return { field: at, problem: refused };
+  }
+  return undefined;
+}
+
+/** Why protobuf-es refuses a message holding this one member (in its words, the field's own where it gives them). */
+function refusal(schema: DescMessage, key: string, value: unknown): string | undefined {
+  try {
+    fromJson(schema, { [key]: value } as JsonValue);
+    return undefined;
+  } catch (error) {
+    const cause = error instanceof Error ? error.cause : undefined;
+    return isFieldError(cause) ? cause.message : String((error as Error).message);
+  }
+}
+
+const jsonKind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);

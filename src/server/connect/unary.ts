@@ -1,17 +1,16 @@
 import { promisify } from 'node:util';
 import { brotliCompress, gzip } from 'node:zlib';
 import { fromJsonString, type DescMethod, type Message } from '@bufbuild/protobuf';
-import { isFieldError } from '@bufbuild/protobuf/reflect';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import { binaryFields, invokeUnary, messageFields, replyBytes, unaryError, type UnaryRpcHandler, type UnaryRpcOptions } from '../unary-rpc.ts';
 import { closeIfBodyUnread, headerValue, readBody, sendError, utf8Text } from '../http-io.ts';
-import { unsupportedContentType } from '../errors.ts';
-import { jsonRequestFields, unknownFieldPath } from './json-request.ts';
+import { REQUEST_BODY, unsupportedContentType } from '../errors.ts';
+import { jsonRequestFields, unknownFieldPath, unreadableField } from './json-request.ts';
 import { RPC_JSON_OPTIONS } from './rpc-services.ts';
-import { ApiError, fieldViolation, invalidArgument } from '../../domain/errors.ts';
+import { invalidArgument } from '../../domain/errors.ts';
 
 const UNARY_JSON = /^application\/json(?:; ?charset=utf-?8)?$/i;
 const UNARY_PROTO = /^application\/proto$/i;
@@ -103,16 +102,25 @@ function jsonFields(method: DescMethod, bytes: Uint8Array): unknown {
   return reader(text) ?? messageFields(method, readJson(method, text));
 }
 
-/** The message protobuf-es reads; what it cannot read fails with its words, a member that names no field as REST says it. */
+/**
+ * The message protobuf-es reads. What it cannot read is refused naming the member by its path, as REST names it: a
+ * member that names no field, or one whose value does not fit its field.
+ */
 function readJson(method: DescMethod, text: string): Message {
   try {
     return fromJsonString(method.input, text);
   } catch (error) {
-    const unknown = UNKNOWN_KEY.test((error as Error).message) ? unknownFieldPath(method.input, JSON.parse(text)) : undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (notJson) {
+      throw invalidArgument(REQUEST_BODY, `not valid JSON (${(notJson as Error).message})`);
+    }
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) throw invalidArgument(REQUEST_BODY, 'must be a JSON object');
+    const unknown = UNKNOWN_KEY.test((error as Error).message) ? unknownFieldPath(method.input, json) : undefined;
     if (unknown) throw invalidArgument(unknown, 'unknown field');
-    // protobuf-es says which field it could not read: like every bad field, it becomes a FieldViolation.
-    const cause = error instanceof Error ? error.cause : undefined;
-    if (isFieldError(cause)) throw new ApiError('invalid_argument', (error as Error).message, [fieldViolation(cause.field().name, cause.message)]);
+    const unreadable = unreadableField(method.input, json);
+    if (unreadable) throw invalidArgument(unreadable.field, unreadable.problem);
     throw ConnectError.from(error, Code.InvalidArgument);
   }
 }
