@@ -37,10 +37,16 @@ export const intervalField: z.ZodType<Interval, string> = z.string().transform((
   }
 });
 
-/** Query strings carry numbers as text; JSON bodies carry them as numbers. Both are accepted. */
+/**
+ * Query strings carry numbers as text; JSON bodies carry them as numbers. Both are accepted. `0`, like `""`, is not
+ * given: proto3 cannot tell it from absent (AIP-158 reads it so too), so every face gives the default page size.
+ */
 export const pageSizeField = z.preprocess(
-  (value) => (typeof value === 'string' && /^[+-]?\d+(\.\d*)?$/.test(value) ? Number(value) : value),
-  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1'),
+  (value) => {
+    const number = typeof value === 'string' && /^[+-]?\d+(\.\d*)?$/.test(value) ? Number(value) : value;
+    return number === '' || number === 0 ? undefined : number;
+  },
+  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').optional(),
 );
 
 /** Booleans come only in JSON bodies (no GET route has one), so `"true"` is refused as Connect refuses it. */

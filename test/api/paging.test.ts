@@ -67,14 +67,17 @@ paging('saved requests: 7, pages of 2, newest first', async ({ server }) => {
   assert.equal(ids, ['pager 6', 'pager 5', 'pager 4', 'pager 3', 'pager 2', 'pager 1', 'pager 0']);
 });
 
-paging('the same limits and errors on every list: page_size above the maximum, zero, not a number; a foreign page_token', async ({ server }) => {
+paging('the same limits and errors on every list: page_size above the maximum, not a number; zero is the default; a foreign page_token', async ({ server }) => {
   for (const path of ['/v1/accounts', '/v1/keys', '/v1/timelines', '/v1/console/requests']) {
     const tooBig = await call(server, 'GET', `${path}?page_size=${MAX_PAGE_SIZE + 1}`);
     assert.is(tooBig.status, 400, path);
     assert.is(tooBig.json.message, `page_size: must be at most ${MAX_PAGE_SIZE}`, path);
+    // proto3 cannot tell 0 from a field not given: every face gives the default page.
     const zero = await call(server, 'GET', `${path}?page_size=0`);
-    assert.is(zero.status, 400, path);
-    assert.match(zero.json.message, /^page_size: must be at least 1/, path);
+    const unset = await call(server, 'GET', path);
+    assert.is(zero.status, 200, `${path}: ${zero.text}`);
+    const shape = (json: Record<string, unknown>) => Object.entries(json).map(([name, value]) => [name, Array.isArray(value) ? value.length : value]);
+    assert.equal(shape(zero.json), shape(unset.json), path);
     const word = await call(server, 'GET', `${path}?page_size=ten`);
     assert.is(word.status, 400, path);
     assert.match(word.json.message, /^page_size: /, path);

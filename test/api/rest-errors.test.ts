@@ -363,7 +363,15 @@ errors('unknown ids are 404 and name the id', async ({ server }) => {
 
 errors('page_size above the maximum and a forged page_token are refused', async ({ server }) => {
   expectError(await call(server, 'GET', '/v1/search-events?page_size=100000'), 400, 'invalid_argument', 'page_size');
-  expectError(await call(server, 'GET', '/v1/search-events?page_size=0'), 400, 'invalid_argument', 'page_size');
+  const defaultPage = (await call(server, 'GET', '/v1/search-events')).json.events.length;
+  for (const zero of [
+    await call(server, 'GET', '/v1/search-events?page_size=0'),
+    await call(server, 'GET', '/v1/search-events', { body: { page_size: 0 } }),
+    await call(server, 'POST', '/tms.v1.EventService/SearchEvents', { body: { page_size: 0 } }),
+  ]) {
+    assert.is(zero.status, 200, zero.text);
+    assert.is(zero.json.events.length, defaultPage, 'page_size 0 is not given: the default page, on every face');
+  }
   // The query string and the body say the same of the same value.
   for (const [query, body, message] of [
     ['-1', -1, 'page_size: must be at least 1'],

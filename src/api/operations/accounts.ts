@@ -14,7 +14,7 @@ const createAccountInput = z.strictObject({
   password: blankAsMissing(z.string().optional()),
   scopes: z.array(z.string()).default(['read']),
 });
-const listInput = z.strictObject({ page_size: blankAsMissing(pageSizeField.optional()), page_token: pageTokenField });
+const listInput = z.strictObject({ page_size: pageSizeField, page_token: pageTokenField });
 const deleteAccountInput = z.strictObject({ username: z.string().min(1, 'is required') });
 const createKeyInput = z.strictObject({
   name: z.string(),
@@ -24,7 +24,7 @@ const createKeyInput = z.strictObject({
 });
 const listKeysInput = z.strictObject({
   account: blankAsMissing(z.string().optional()),
-  page_size: blankAsMissing(pageSizeField.optional()),
+  page_size: pageSizeField,
   page_token: pageTokenField,
 });
 const revokeKeyInput = z.strictObject({ key_id: z.string().min(1, 'is required') });

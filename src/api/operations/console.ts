@@ -13,7 +13,7 @@ const saveInput = z.strictObject({
   headers: z.record(z.string(), z.string()).default({}),
   body: z.string().default(''),
 });
-const listInput = z.strictObject({ page_size: blankAsMissing(pageSizeField.optional()), page_token: pageTokenField });
+const listInput = z.strictObject({ page_size: pageSizeField, page_token: pageTokenField });
 const getInput = z.strictObject({
   id: blankAsMissing(z.string().max(200, 'must be at most 200 characters').optional()),
   share_token: blankAsMissing(z.string().max(200, 'must be at most 200 characters').optional()),

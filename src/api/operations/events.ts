@@ -25,7 +25,7 @@ export const searchInput = z.strictObject({
   location: blankAsMissing(locationField.optional()),
   time_range: blankAsMissing(intervalField.optional()),
   timeline_id: timelineIdField,
-  page_size: blankAsMissing(pageSizeField.optional()),
+  page_size: pageSizeField,
   page_token: pageTokenField,
 });
 

@@ -20,7 +20,7 @@ const createInput = z.strictObject(baseFields);
 const createParallelInput = z.strictObject({ ...baseFields, variation: requiredTextField(2000) });
 const insertInput = z.strictObject({ ...baseFields, variation: optionalTextField(2000) });
 const byIdInput = z.strictObject({ timeline_id: idField });
-const listInput = z.strictObject({ page_size: blankAsMissing(pageSizeField.optional()), page_token: pageTokenField });
+const listInput = z.strictObject({ page_size: pageSizeField, page_token: pageTokenField });
 
 async function create(
   deps: OperationDeps,
