@@ -90,7 +90,7 @@ saved('bad input: 400 invalid_argument naming the field, with a FieldViolation, 
   assert.is(await count(ctx, ctx.alice), before, 'no refused request was stored');
   const wrongMethod = await call(ctx.server, 'PUT', '/v1/console/requests', { key: ctx.alice, body: good });
   assert.is(wrongMethod.status, 405);
-  assert.is(wrongMethod.headers['allow'], 'POST, GET');
+  assert.is(wrongMethod.headers['allow'], 'POST, GET, HEAD');
   const noKey = await call(ctx.server, 'GET', '/v1/console/requests', { key: null });
   assert.is(noKey.status, 401);
   assert.is(noKey.json.code, 'unauthenticated');

@@ -100,6 +100,14 @@ errors('a query string escape that is not UTF-8, or not an escape, is refused na
     assert.match(res.json.message, /not valid percent-encoded UTF-8/);
   }
   expectError(await call(server, 'GET', '/v1/search-events?loc%FFation=Paris'), 400, 'invalid_argument', 'query string');
+  for (const path of ['/timeline/%FF', '/v1/timeline/tl_%zz', '/timeline/%']) {
+    const res = await call(server, 'GET', path);
+    expectError(res, 400, 'invalid_argument', 'timeline_id');
+    assert.match(res.json.message, /not valid percent-encoded UTF-8/, path);
+  }
+  const escapedId = await call(server, 'GET', '/timeline/prim%61ry');
+  assert.is(escapedId.status, 200, 'an escape in a path parameter is read');
+  assert.is(escapedId.json.timeline.timeline_id, 'primary');
   const escaped = await call(server, 'GET', '/v1/search-events?location=S%C3%A3o+Paulo%2C%20Brazil&page_size=1');
   assert.is(escaped.status, 200, escaped.text);
 });
@@ -134,11 +142,11 @@ errors('unknown route is 404 and names the route', async ({ server }) => {
 errors('wrong method is 405 with Allow', async ({ server }) => {
   const res = await call(server, 'PUT', '/v1/search-events', { body: {} });
   assert.is(res.status, 405, res.text);
-  assert.is(res.headers['allow'], 'GET');
+  assert.is(res.headers['allow'], 'GET, HEAD');
   assert.is(res.json.code, 'unimplemented');
   const del = await call(server, 'POST', '/timeline/primary', { body: {} });
   assert.is(del.status, 405);
-  assert.is(del.headers['allow'], 'GET, DELETE');
+  assert.is(del.headers['allow'], 'GET, HEAD, DELETE');
 });
 
 errors('health, metrics and the API description answer reads only: another method is 405 with Allow', async ({ server }) => {

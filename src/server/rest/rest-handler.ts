@@ -114,13 +114,14 @@ function mergeFields(body: Record<string, unknown>, query: string, params: Recor
     }
   };
   if (query) for (const [name, value] of queryFields(query)) add(name, value, 'query string');
-  for (const [name, value] of Object.entries(params)) add(name, value, 'path');
+  for (const [name, escaped] of Object.entries(params)) add(name, percentDecoded(escaped, name), 'path');
   return fields;
 }
 
 /**
  * The query string's fields, read as URLSearchParams reads them, except that an escape that is not UTF-8 (`%FF`) or
- * not an escape (`%`, `%zz`) is refused naming its field: URLSearchParams would read it as U+FFFD or as itself.
+ * not an escape (`%`, `%zz`) is refused naming its field, as it is in a path: URLSearchParams would read it as U+FFFD
+ * or as itself.
  */
 function queryFields(query: string): [string, string][] {
   const fields: [string, string][] = [];
@@ -133,9 +134,11 @@ function queryFields(query: string): [string, string][] {
   return fields;
 }
 
-function queryText(escaped: string, field: string): string {
+const queryText = (escaped: string, field: string): string => percentDecoded(escaped.replaceAll('+', ' '), field);
+
+function percentDecoded(escaped: string, field: string): string {
   try {
-    return decodeURIComponent(escaped.replaceAll('+', ' '));
+    return decodeURIComponent(escaped);
   } catch {
     throw invalidArgument(field, 'not valid percent-encoded UTF-8 (each % must begin an escape of UTF-8 bytes)');
   }

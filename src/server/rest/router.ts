@@ -1,6 +1,7 @@
 import type { HttpMethod, RestRoute } from './routes.ts';
 
 export type RouteMatch =
+  /** `params` as they appear in the path, still percent-escaped: the REST handler reads them with the query string. */
   | { kind: 'found'; route: RestRoute; params: Record<string, string> }
   | { kind: 'wrong_method'; allow: string[] }
   | { kind: 'none' };
@@ -45,7 +46,8 @@ export class RestRouter {
 function pick(byMethod: Map<string, RestRoute>, method: string, params: Record<string, string>): RouteMatch {
   const route = byMethod.get(method === 'HEAD' ? 'GET' : method);
   if (route) return { kind: 'found', route, params };
-  return { kind: 'wrong_method', allow: [...byMethod.keys()] as HttpMethod[] };
+  // A GET route answers HEAD too.
+  return { kind: 'wrong_method', allow: [...byMethod.keys()].flatMap((allowed) => (allowed === 'GET' ? ['GET', 'HEAD'] : [allowed])) as HttpMethod[] };
 }
 
 function matchSegments(template: string[], actual: string[]): Record<string, string> | undefined {
@@ -56,11 +58,7 @@ function matchSegments(template: string[], actual: string[]): Record<string, str
     const a = actual[i]!;
     if (t.startsWith('{') && t.endsWith('}')) {
       if (!a) return undefined;
-      try {
-        params[t.slice(1, -1)] = decodeURIComponent(a);
-      } catch {
-        return undefined;
-      }
+      params[t.slice(1, -1)] = a;
     } else if (t !== a) {
       return undefined;
     }
