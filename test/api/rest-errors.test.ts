@@ -258,6 +258,17 @@ errors('a non-JSON content type is 415, a FieldViolation on the request body', a
   assert.is(res.status, 415, res.text);
   assert.is(res.json.code, 'invalid_argument');
   assert.equal(violations(res), [['tms.v1.FieldViolation', 'request body', 'Content-Type must be application/json, got "application/xml"']]);
+  const before = (await call(server, 'GET', '/v1/timelines')).json.timelines.length;
+  for (const type of ['application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json;charset="iso-8859-1"']) {
+    const other = await call(server, 'POST', '/v1/create-timeline', { rawBody: '{"description":"caf\u00e9"}', headers: { 'content-type': type } });
+    assert.is(other.status, 415, `${type}: ${other.text}`);
+    assert.match(other.json.message, /^request body: Content-Type must be application\/json in UTF-8/, type);
+  }
+  assert.is((await call(server, 'GET', '/v1/timelines')).json.timelines.length, before, 'nothing was written');
+  for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF8', 'application/json; charset="utf-8"']) {
+    const utf8 = await call(server, 'GET', '/v1/search-events', { body: { location: 'Paris', page_size: 1 }, headers: { 'content-type': type } });
+    assert.is(utf8.status, 200, `${type}: ${utf8.text}`);
+  }
 });
 
 errors('wrong types name the field', async ({ server }) => {

@@ -68,10 +68,14 @@ function answerError(res: AnyResponse, state: RequestState, thrown: unknown, hea
 const declaresBody = (req: AnyRequest): boolean =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
-/** A body is JSON, sent as it is: any other `Content-Type` or a `Content-Encoding` is 415. */
+/** A `charset` other than UTF-8's names: the body is read as UTF-8 (JSON's one encoding, RFC 8259). */
+const OTHER_CHARSET = /;\s*charset\s*=\s*(?!"?utf-?8"?\s*(?:;|$))/i;
+
+/** A body is JSON in UTF-8, sent as it is: any other `Content-Type` or charset, or a `Content-Encoding`, is 415. */
 function checkBodyHeaders(req: AnyRequest): void {
   const contentType = headerValue(req, 'content-type');
   if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) throw unsupportedContentType('application/json', contentType);
+  if (contentType && OTHER_CHARSET.test(contentType)) throw unsupportedContentType('application/json in UTF-8 (charset=utf-8, or none)', contentType);
   const contentEncoding = headerValue(req, 'content-encoding');
   if (contentEncoding && contentEncoding.trim().toLowerCase() !== 'identity') throw unsupportedContentEncoding(contentEncoding);
 }
