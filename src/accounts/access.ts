@@ -279,8 +279,8 @@ export class AccessControl {
    * (and take the same time); repeated failures lock the account name and the client out for a while.
    */
   async login(username: unknown, password: unknown, client: string): Promise<LoginResult> {
-    if (typeof username !== 'string' || username.trim() === '') throw invalidArgument('username', 'required');
-    if (typeof password !== 'string' || password === '') throw invalidArgument('password', 'required');
+    if (typeof username !== 'string' || username.trim() === '') throw invalidArgument('username', 'is required');
+    if (typeof password !== 'string' || password === '') throw invalidArgument('password', 'is required');
     await this.sync();
     const name = username.trim().toLowerCase().slice(0, 128);
     const attempt = this.throttle.begin(name, client);
@@ -495,7 +495,7 @@ export class AccessControl {
 
   /** Revoked keys are refused from the moment this is called. Another account's key is not_found. */
   async revokeKey(actor: Principal, keyId: unknown): Promise<KeyView> {
-    if (typeof keyId !== 'string' || keyId === '') throw invalidArgument('key_id', 'required');
+    if (typeof keyId !== 'string' || keyId === '') throw invalidArgument('key_id', 'is required');
     const credential = this.credentials.get(keyId);
     const key = credential?.key;
     if (credential === undefined || key === undefined || (key.account !== actor.account && !hasScope(actor, 'admin'))) {

@@ -11,7 +11,7 @@ const MAX_KEY_NAME_LENGTH = 100;
 
 /** Usernames compare case-insensitively: they are stored lowercased. */
 export function normalizeUsername(value: unknown, field = 'username'): string {
-  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'required');
+  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'is required');
   const username = value.trim().toLowerCase();
   if (!USERNAME.test(username)) {
     throw invalidArgument(field, "use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
@@ -20,7 +20,7 @@ export function normalizeUsername(value: unknown, field = 'username'): string {
 }
 
 export function checkPassword(value: unknown, field = 'password'): string {
-  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'required');
+  if (typeof value !== 'string' || value === '') throw invalidArgument(field, 'is required');
   if (value.length < MIN_PASSWORD_LENGTH) throw invalidArgument(field, `must have at least ${MIN_PASSWORD_LENGTH} characters`);
   if (value.length > MAX_PASSWORD_LENGTH) throw invalidArgument(field, `must have at most ${MAX_PASSWORD_LENGTH} characters`);
   return value;
@@ -39,7 +39,7 @@ export function parseScopes(value: unknown, field = 'scopes'): Scope[] {
 }
 
 export function checkKeyName(value: unknown, field = 'name'): string {
-  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'required');
+  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(field, 'is required');
   const name = value.trim();
   if (name.length > MAX_KEY_NAME_LENGTH) throw invalidArgument(field, `must have at most ${MAX_KEY_NAME_LENGTH} characters`);
   return name;

@@ -127,7 +127,7 @@ test('keys for another account need admin', async ({ h }) => {
 test('bad input names the field', async ({ h }) => {
   const bob = await makeAccount(h.access, 'bob', ['read']);
   const cases: [Record<string, unknown>, string][] = [
-    [{ name: '', scopes: ['read'] }, 'name: required'],
+    [{ name: '', scopes: ['read'] }, 'name: is required'],
     [{ name: 'x', scopes: [] }, 'scopes: name at least one of read, write, admin'],
     [{ name: 'x', scopes: ['read', 'root'] }, 'scopes[1]: unknown scope "root"; use read, write or admin'],
     [{ name: 'x', scopes: ['read'], expires_at: 'tomorrow' }, 'expires_at: not an ISO 8601 timestamp (expected YYYY-MM-DDTHH:MM:SS[.fffffffff]Z or an offset): got "tomorrow": expected a 4-digit year but found "t" at character 1'],

@@ -117,8 +117,8 @@ test('an unknown user and a wrong password get the very same 401', async ({ h })
 });
 
 test('missing fields are invalid_argument naming the field', async ({ h }) => {
-  assert.is((await apiError(() => h.access.login('', 'x', 'c'))).message, 'username: required');
-  assert.is((await apiError(() => h.access.login('alice', undefined, 'c'))).message, 'password: required');
+  assert.is((await apiError(() => h.access.login('', 'x', 'c'))).message, 'username: is required');
+  assert.is((await apiError(() => h.access.login('alice', undefined, 'c'))).message, 'password: is required');
 });
 
 test('10 failures in a row lock the account with a retry-after; the lock expires', async ({ h }) => {
