@@ -19,14 +19,21 @@ export const requiredTextField = (max: number) => z.string().trim().min(1, 'is r
 export const optionalTextField = (max: number) =>
   blankAsMissing(z.string().trim().min(1, 'is blank: give a value, or leave the field out').max(max, `must be at most ${max} characters`).optional());
 
-export const instantField: z.ZodType<Instant, string> = z.string().transform((text, ctx) => {
-  try {
-    return parseInstant(text);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    return z.NEVER;
-  }
-});
+/** proto3 cannot tell an empty string from a missing one, so REST treats `""` as missing too. */
+export const blankAsMissing = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema);
+
+/** An instant; `""` is no instant given, as on Connect. */
+export const instantField = blankAsMissing(
+  z.string().transform((text, ctx): Instant => {
+    try {
+      return parseInstant(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
+);
 
 export const intervalField: z.ZodType<Interval, string> = z.string().transform((text, ctx) => {
   try {
@@ -52,9 +59,6 @@ export const pageSizeField = z.preprocess(
 /** Booleans come only in JSON bodies (no GET route has one), so `"true"` is refused as Connect refuses it. */
 export const booleanField = z.boolean();
 
-/** proto3 cannot tell an empty string from a missing one, so REST treats `""` as missing too. */
-export const blankAsMissing = <S extends z.ZodType>(schema: S) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema);
 
 export const timelineIdField = blankAsMissing(idField.default(PRIMARY_TIMELINE_ID));
 export const pageTokenField = blankAsMissing(z.string().max(2000, 'must be at most 2000 characters').optional());

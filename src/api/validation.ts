@@ -17,7 +17,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   switch (issue.code) {
     case 'invalid_type': {
       const got = valueAt(input, issue.path);
-      if (got === undefined) return 'is required';
+      // `""` is a field not given (proto3), as `blankAsMissing` reads it.
+      if (got === undefined || got === '') return 'is required';
       // A schema's own words (`must be a whole number`) say more than zod's, which start so.
       if (!issue.message.startsWith(ZOD_OWN_WORDS)) return issue.message;
       return `expected ${issue.expected}, got ${typeName(got)}`;

@@ -302,6 +302,19 @@ errors('missing fields name the field', async ({ server }) => {
   expectError(await call(server, 'POST', '/v1/create-parallel-timeline', { body: { base_timeline_id: 'primary', description: 'd' } }), 400, 'invalid_argument', 'variation');
 });
 
+errors('an empty timestamp is one not given, as on Connect: "is required"', async ({ server }) => {
+  for (const [path, rpc, body, field] of [
+    ['/v1/set-anchor', '/tms.v1.AnchorService/SetAnchor', { timestamp: '' }, 'timestamp'],
+    ['/api/v1/travel', '/tms.v1.TutorialService/Travel', { destination_time: '', location: 'Houston' }, 'destination_time'],
+  ] as const) {
+    const rest = await call(server, 'POST', path, { body });
+    const connect = await call(server, 'POST', rpc, { body });
+    expectError(rest, 400, 'invalid_argument', field);
+    assert.is(rest.json.message, `${field}: is required`);
+    assert.is(connect.json.message, rest.json.message, `${rpc} says the same`);
+  }
+});
+
 errors('bad timestamps name the nested field', async ({ server }) => {
   const res = await call(server, 'POST', '/v1/manipulate-event', {
     body: { event_id: 'x', new_outcome: { description: 'd', changes: [{ action: 'reschedule', time: '1789-13-14T00:00:00Z' }] } },
