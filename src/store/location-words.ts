@@ -21,9 +21,9 @@ const foldLetters = (lowercase: string): string => lowercase.replace(FOLDED_LETT
  * `São Paulo` → [sao, paulo].
  */
 export function locationWords(text: string): string[] {
-  return foldLetters(text.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase())
-    .split(NON_WORD)
-    .filter((word) => word.length > 0);
+  // Printable ASCII has no marks to strip and no letters to fold: most places, and every query typed so.
+  const lowercase = NOT_ASCII.test(text) ? foldLetters(text.normalize('NFD').replace(COMBINING_MARKS, '').toLowerCase()) : text.toLowerCase();
+  return lowercase.split(NON_WORD).filter((word) => word.length > 0);
 }
 
 /**
