@@ -23,19 +23,25 @@ export function snippets(draft: Draft, origin: string): Snippet[] {
 
 function restSnippets(draft: Draft, origin: string): Snippet[] {
   const method = draft.method.toUpperCase();
-  const lines = [`curl -sS -X ${method} ${shellQuote(origin + draft.path)}`, `  -H "Authorization: Bearer ${TOKEN}"`];
+  const head = method === 'HEAD';
+  // The URL the console sends to, as a browser makes it: relative to this origin, spaces and the like escaped.
+  const url = new URL(draft.path, origin).href;
+  // `-X HEAD` would wait for the body the length announces; `--head` reads the head alone.
+  const lines = [`curl -sS ${head ? '--head' : `-X ${method}`} ${shellQuote(url)}`, `  -H "Authorization: Bearer ${TOKEN}"`];
   for (const [name, value] of plainHeaders(draft)) lines.push(`  -H ${shellQuote(`${name}: ${value}`)}`);
-  if (draft.body.trim() !== '') lines.push(`  --data-raw ${shellQuote(draft.body)}`);
-  const fetchPath = effectivePath(draft).path ?? draft.path;
-  const bodyless = method === 'GET' || method === 'HEAD';
+  if (draft.body.trim() !== '' && !head) lines.push(`  --data-raw ${shellQuote(draft.body)}`);
+  const fetchUrl = new URL(effectivePath(draft).path ?? draft.path, origin).href;
+  const bodyless = method === 'GET' || head;
   const headers = Object.fromEntries(plainHeaders(draft));
   const ts = [
-    `const response = await fetch(${JSON.stringify(origin + fetchPath)}, {`,
+    `const response = await fetch(${JSON.stringify(fetchUrl)}, {`,
     `  method: ${JSON.stringify(method)},`,
     `  headers: { ...${JSON.stringify(headers)}, authorization: \`Bearer \${process.env.TMS_TOKEN}\` },`,
     ...(!bodyless && draft.body.trim() !== '' ? [`  body: JSON.stringify(${draft.body.trim()}),`] : []),
     `});`,
-    `console.log(response.status, await response.json());`,
+    // A HEAD answer, or a 204, has no body to read as JSON.
+    `const text = await response.text();`,
+    `console.log(response.status, text === '' ? Object.fromEntries(response.headers) : JSON.parse(text));`,
   ];
   return [
     { label: 'curl', text: lines.join(' \\\n') },
@@ -69,7 +75,8 @@ function rpcSnippets(draft: Draft, origin: string): Snippet[] {
     `  -d ${shellQuote(compact)}`,
     `  ${host} ${service.typeName}/${method.name}`,
   ].join(' \\\n');
-  const file = service.file.name.replace(/\.proto$/, '_pb.js');
+  // protoc-gen-es writes `tms/v1/timeline_service_pb.ts` for `tms/v1/timeline_service.proto` (the descriptor's name).
+  const file = `${service.file.name.replace(/\.proto$/, '')}_pb.js`;
   const ts = [
     `import { createClient } from '@connectrpc/connect';`,
     `import { createConnectTransport } from '@connectrpc/connect-node';`,
