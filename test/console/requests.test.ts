@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { call } from '../support/server.ts';
 import {
   answersShown, chooseOperation, openConsole, resetConsole, response, responseJson, sendAndWait, setBody, startConsoleFixture,
-  stopConsoleFixture, useKey, waitForAnswer, type ConsoleFixture,
+  stopConsoleFixture, useKey, waitForAnswer, createAccount, type ConsoleFixture,
 } from './support.ts';
 
 type Ctx = ConsoleFixture & { page: Page; problems: string[] };
@@ -218,6 +218,25 @@ requests('history restores a request in one click; snippets give curl, buf curl,
   assert.match(ts, /createClient\(EventService, transport\)/);
   assert.match(ts, /client\.searchEvents\(request\)/);
   assert.match(ts, /process\.env\.TMS_TOKEN/);
+});
+
+requests('ids of a listed item are not pre-filled: revoking names a key this console made, never the last one an admin listed', async ({ server, page }) => {
+  await createAccount(server, 'listed-bob', 'listed-bob-password-1');
+  const bobKey = await call(server, 'POST', '/v1/keys', { body: { name: 'bob key', account: 'listed-bob', scopes: ['read'] } });
+  assert.is(bobKey.status, 200, bobKey.text);
+  await chooseOperation(page, 'GET /v1/keys');
+  await setBody(page, '{"page_size": 100}');
+  assert.is(await sendAndWait(page), '200 OK');
+  assert.match(await response(page).innerText(), new RegExp(bobKey.json.key_id));
+  const path = page.getByRole('textbox', { name: 'Path' });
+  await chooseOperation(page, 'DELETE /v1/keys/{key_id}');
+  assert.is(await path.inputValue(), '/v1/keys/key_REPLACE_WITH_key_id', 'a key from the list is not pre-filled');
+
+  await chooseOperation(page, 'POST /v1/keys');
+  assert.is(await sendAndWait(page), '200 OK');
+  const made = (await responseJson(page)).key_id as string;
+  await chooseOperation(page, 'DELETE /v1/keys/{key_id}');
+  assert.is(await path.inputValue(), `/v1/keys/${made}`, 'the key just made is');
 });
 
 requests('compare: the same request on primary and on a branch, side by side, with a structural diff', async ({ server, page }) => {
