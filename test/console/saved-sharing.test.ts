@@ -137,6 +137,44 @@ async function openLinkLoggedIn(ctx: Ctx, link: string): Promise<void> {
   await bobPage.close();
 }
 
+saved('a share link pasted into an open tab opens its request; one whose login is put off, or reloaded, still waits', async (ctx) => {
+  const aliceKey = await heldToken(ctx.alicePage);
+  const made = await call(ctx.server, 'POST', '/v1/console/requests', { key: aliceKey, body: { name: 'keys', method: 'GET', path: '/v1/keys', headers: {}, body: '' } });
+  const id = made.json.saved_request.id as string;
+  const shared = await call(ctx.server, 'POST', `/v1/console/requests/${id}/share`, { key: aliceKey });
+  const hash = `#share=${shared.json.saved_request.share_token as string}`;
+  const path = (page: Page) => page.getByRole('textbox', { name: 'Path' });
+  try {
+    // Logged in, the link pasted into the same tab: only the fragment changes.
+    const open = await ctx.bob.newPage();
+    await open.goto(`${ctx.server.url}/console`);
+    await logInFromHeader(open, BOB.username, BOB.password);
+    await open.evaluate((fragment) => (location.hash = fragment), hash);
+    await open.getByText(/Shared with you by admin/).waitFor();
+    assert.is(await path(open).inputValue(), '/v1/keys');
+    assert.not.ok(open.url().includes('share='), 'the token leaves the address bar');
+    await open.close();
+
+    // Not logged in: Cancel, then a reload, and the link still opens once logged in.
+    const later = await ctx.bob.newPage();
+    await later.goto(`${ctx.server.url}/console${hash}`);
+    const dialog = loginDialog(later);
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await later.getByText(/A request shared with you is waiting: log in to open it/).waitFor();
+    await later.reload();
+    await dialog.waitFor();
+    assert.match(await dialog.innerText(), /shared with you/);
+    await logIn(later, BOB.username, BOB.password);
+    await later.getByText(/Shared with you by admin/).waitFor();
+    assert.is(await path(later).inputValue(), '/v1/keys');
+    assert.is(await later.evaluate(() => sessionStorage.getItem('tms.console.share')), null, 'once opened, the link waits no more');
+    await later.close();
+  } finally {
+    assert.is((await call(ctx.server, 'DELETE', `/v1/console/requests/${id}`, { key: aliceKey })).status, 200);
+  }
+});
+
 saved('"Unshare": the old link no longer opens it; "Delete" removes it for good', async (ctx) => {
   const page = ctx.alicePage;
   await page.getByRole('button', { name: 'Unshare' }).click();

@@ -4,6 +4,7 @@ import { draftFor, emptyDraft, isRpcPath, type Draft } from '../draft.ts';
 import { send, type Outcome } from '../send.ts';
 import { getCredential, onCredentialChange, setCredential, type Credential } from '../credentials.ts';
 import { rememberIds } from '../placeholders.ts';
+import { forgetShareToken, takeShareToken } from '../share-link.ts';
 import { addToHistory, clearHistory, readHistory, type HistoryEntry } from '../history.ts';
 import { ApiFailure, deleteSaved, draftOf, getShared, listSaved, logout, saveRequest, shareSaved, unshareSaved, type SavedRequest } from '../saved-api.ts';
 import { OperationsList } from './operations-list.tsx';
@@ -35,14 +36,6 @@ const sameDraft = (a: Draft, b: Draft) => JSON.stringify(a) === JSON.stringify(b
 
 const unauthenticated = (outcome: Outcome) => outcome.status === 401 || outcome.error?.code === 'unauthenticated';
 
-function readShareToken(): string | undefined {
-  const match = /^#share=([\w-]+)$/.exec(location.hash);
-  if (!match) return undefined;
-  // The token stays out of the address bar (and so out of bookmarks and screenshots) once read.
-  history.replaceState(null, '', location.pathname);
-  return match[1];
-}
-
 interface PendingLogin {
   retry(): Promise<Outcome | undefined>;
   resolve(outcome: Outcome | undefined): void;
@@ -73,7 +66,7 @@ export function App() {
   const [current, setCurrent] = useState<SavedRequest>();
   const [shared, setShared] = useState<SavedRequest>();
   const [notice, setNotice] = useState('');
-  const shareToken = useRef(readShareToken());
+  const shareToken = useRef(takeShareToken());
 
   useEffect(() => onCredentialChange(setCredentialState), []);
 
@@ -197,14 +190,30 @@ export function App() {
   const openShared = async (token: string) => {
     try {
       const request = await getShared(token);
+      forgetShareToken();
       setShared(request);
       setCurrent(undefined);
       setSelected(undefined);
       setDraft(draftOf(request));
       setNotice(`Opened “${request.name}”, shared by ${request.owner}. Send it, or save a copy.`);
     } catch (error) {
-      setNotice(error instanceof ApiFailure && error.status === 404 ? 'This share link no longer works: its owner unshared or deleted it.' : `Could not open the share link: ${String(error)}`);
+      const gone = error instanceof ApiFailure && error.status === 404;
+      if (gone) forgetShareToken();
+      setNotice(gone ? 'This share link no longer works: its owner unshared or deleted it.' : `Could not open the share link: ${String(error)}`);
     }
+  };
+
+  /** A share link met now: opened at once when logged in, else after the login it asks for. */
+  const meetShareLink = () => {
+    const token = takeShareToken();
+    if (!token) return;
+    if (getCredential()) {
+      shareToken.current = undefined;
+      void openShared(token);
+      return;
+    }
+    shareToken.current = token;
+    setLoginState({ open: true, reason: 'Log in to open the request that was shared with you.' });
   };
 
   useEffect(() => {
@@ -224,6 +233,9 @@ export function App() {
 
   useEffect(() => {
     if (shareToken.current && !getCredential()) setLoginState({ open: true, reason: 'Log in to open the request that was shared with you.' });
+    // A link pasted into this tab while the console is open changes only the hash.
+    window.addEventListener('hashchange', meetShareLink);
+    return () => window.removeEventListener('hashchange', meetShareLink);
   }, []);
 
   const onLoggedIn = () => {
@@ -237,6 +249,7 @@ export function App() {
     setLoginState({ open: false, reason: '' });
     pending.current?.resolve(undefined);
     pending.current = undefined;
+    if (shareToken.current && !getCredential()) setNotice('A request shared with you is waiting: log in to open it.');
   };
 
   const doLogout = async () => {
