@@ -175,6 +175,41 @@ saved('a share link pasted into an open tab opens its request; one whose login i
   }
 });
 
+saved('a slow save: a double click saves once, Ctrl+Enter in the dialog sends nothing behind it; a double click on Delete deletes once', async (ctx) => {
+  const page = await ctx.alice.newPage();
+  await page.goto(`${ctx.server.url}/console`);
+  await logInFromHeader(page, 'admin', ctx.adminPassword);
+  await chooseOperation(page, 'GET /v1/timelines');
+  const count = async () => (await call(ctx.server, 'GET', '/v1/console/requests', { key: await heldToken(page), body: { page_size: 1000 } })).json.saved_requests.filter((r: { name: string }) => r.name === 'double').length;
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/v1/console/requests', async (route) => {
+    if (route.request().method() === 'POST') await held;
+    await route.continue();
+  });
+  const sent: string[] = [];
+  page.on('request', (request) => sent.push(`${request.method()} ${new URL(request.url()).pathname}`));
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Save request' });
+  await dialog.getByLabel('Name').fill('double');
+  await dialog.getByLabel('Name').press('ControlOrMeta+Enter');
+  await dialog.getByRole('button', { name: 'Save request' }).dblclick();
+  assert.ok(await dialog.getByRole('button', { name: 'Saving…' }).isDisabled());
+  release();
+  await dialog.waitFor({ state: 'hidden' });
+  await page.unroute('**/v1/console/requests');
+  assert.is(await count(), 1, 'saved once');
+  assert.not.ok(sent.includes('GET /v1/timelines'), 'Ctrl+Enter in the dialog sent nothing behind it');
+
+  await page.getByRole('tab', { name: /^Saved/ }).click();
+  await savedList(page).getByRole('button', { name: 'Delete double' }).dblclick();
+  await page.getByText(/^Deleted “double”/).waitFor();
+  assert.is(await count(), 0);
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+  assert.is(await page.getByText(/Could not delete/).count(), 0, 'the second click did not report the first one\'s success as a failure');
+  await page.close();
+});
+
 saved('"Unshare": the old link no longer opens it; "Delete" removes it for good', async (ctx) => {
   const page = ctx.alicePage;
   await page.getByRole('button', { name: 'Unshare' }).click();

@@ -63,6 +63,9 @@ export function App() {
   const [history, setHistory] = useState<HistoryEntry[]>(readHistory);
   const [tool, setTool] = useState<'snippets' | 'compare'>('snippets');
   const [nameDialog, setNameDialog] = useState({ open: false, error: '', thenShare: false });
+  const [saving, setSaving] = useState(false);
+  const saveUnderWay = useRef(false);
+  const deleting = useRef(new Set<string>());
   const [current, setCurrent] = useState<SavedRequest>();
   const [shared, setShared] = useState<SavedRequest>();
   const [notice, setNotice] = useState('');
@@ -149,7 +152,8 @@ export function App() {
   // choosing an operation would send the previous operation's request.
   const onSendKey = useRef<(event: KeyboardEvent) => void>();
   onSendKey.current = (event) => {
-    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.defaultPrevented && !loginState.open) {
+    // Not while a dialog is open: its own form is what the keys are for, and the request behind it may write.
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.defaultPrevented && !document.querySelector('dialog[open]')) {
       event.preventDefault();
       sendDraft();
     }
@@ -287,6 +291,10 @@ export function App() {
   };
 
   const saveAs = async (name: string) => {
+    // A ref, not the state: a second click may come before the render that disables the button.
+    if (saveUnderWay.current) return;
+    saveUnderWay.current = true;
+    setSaving(true);
     try {
       const savedRequest = await saveRequest(name, draft);
       setCurrent(savedRequest);
@@ -298,6 +306,9 @@ export function App() {
       if (thenShare) await setSharing(savedRequest, true);
     } catch (error) {
       setNameDialog((state) => ({ ...state, error: error instanceof ApiFailure ? error.info.message : String(error) }));
+    } finally {
+      saveUnderWay.current = false;
+      setSaving(false);
     }
   };
 
@@ -308,6 +319,9 @@ export function App() {
     });
 
   const onDelete = async (request: SavedRequest) => {
+    // A second click while the first is under way would find it gone.
+    if (deleting.current.has(request.id)) return;
+    deleting.current.add(request.id);
     try {
       await deleteSaved(request.id);
       setCurrent((shown) => (shown?.id === request.id ? undefined : shown));
@@ -315,6 +329,8 @@ export function App() {
       setNotice(`Deleted “${request.name}”.`);
     } catch (error) {
       setNotice(`Could not delete: ${error instanceof ApiFailure ? error.info.message : String(error)}`);
+    } finally {
+      deleting.current.delete(request.id);
     }
   };
 
@@ -410,6 +426,7 @@ export function App() {
         title={nameDialog.thenShare ? 'Save and share' : 'Save request'}
         initial={shared?.name ?? current?.name ?? selectedEntry?.title ?? ''}
         error={nameDialog.error}
+        busy={saving}
         onSubmit={(name) => void saveAs(name)}
         onClose={() => setNameDialog({ open: false, error: '', thenShare: false })}
       />

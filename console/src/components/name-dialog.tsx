@@ -6,12 +6,14 @@ interface Props {
   title: string;
   initial: string;
   error: string;
+  /** A save under way: the dialog sends nothing more until it ends. */
+  busy: boolean;
   onSubmit(name: string): void;
   onClose(): void;
 }
 
 /** Asks for a saved request's name. */
-export function NameDialog({ open, title, initial, error, onSubmit, onClose }: Props) {
+export function NameDialog({ open, title, initial, error, busy, onSubmit, onClose }: Props) {
   const [name, setName] = useState(initial);
   useEffect(() => setName(initial), [initial, open]);
   return (
@@ -20,7 +22,7 @@ export function NameDialog({ open, title, initial, error, onSubmit, onClose }: P
         class="stack"
         onSubmit={(event) => {
           event.preventDefault();
-          onSubmit(name);
+          if (!busy) onSubmit(name);
         }}
       >
         <label>
@@ -29,7 +31,7 @@ export function NameDialog({ open, title, initial, error, onSubmit, onClose }: P
         </label>
         {error && <p role="alert" class="error-text">{error}</p>}
         <div class="row">
-          <button type="submit" class="primary">Save request</button>
+          <button type="submit" class="primary" disabled={busy}>{busy ? 'Saving…' : 'Save request'}</button>
           <button type="button" onClick={onClose}>Cancel</button>
         </div>
       </form>
