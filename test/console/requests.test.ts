@@ -258,6 +258,28 @@ requests('compare: the same request on primary and on a branch, side by side, wi
   assert.ok(rows.some((row) => row.includes('events[0].description') && row.includes('A peaceful surrender.')), rows.join('\n'));
   assert.ok(rows.some((row) => row.includes('events[0].timeline_id') && row.includes(timelineId)), rows.join('\n'));
   assert.match(await compare.getByLabel('Answer B').innerText(), /A peaceful surrender/);
+  assert.match(await compare.getByRole('status').innerText(), /^\d+ differences?$/);
+
+  // A request that takes no timeline fails alike on both: that is not "the same".
+  await chooseOperation(page, 'GET /v1/timelines');
+  await page.getByRole('tab', { name: 'Compare' }).click();
+  await compare.getByLabel('Timeline A').fill('primary');
+  await compare.getByLabel('Timeline B').fill(timelineId);
+  await compare.getByRole('button', { name: 'Compare' }).click();
+  await compare.getByText(/^Both answers are errors \(A: 400 Bad Request; B: 400 Bad Request\)/).waitFor();
+  assert.not.match(await compare.getByRole('status').innerText(), /the same/);
+});
+
+requests('where the page may not use the clipboard, Copy selects the snippet and says to press Ctrl+C', async ({ browser, server }) => {
+  const context = await browser.newContext();
+  await context.addInitScript(() => Object.defineProperty(navigator, 'clipboard', { value: undefined }));
+  const { page } = await openConsole(context, server.url);
+  await page.getByRole('tab', { name: 'Snippets' }).click();
+  await page.getByRole('button', { name: 'Copy curl' }).click();
+  await page.getByText('This page may not copy: the text is selected, press Ctrl+C').waitFor();
+  const selected = await page.evaluate(() => window.getSelection()?.toString());
+  assert.is(selected, await page.getByLabel('curl snippet').innerText());
+  await context.close();
 });
 
 requests('no console errors and no CSP violations along the way', ({ problems }) => {

@@ -13,6 +13,14 @@ interface Props {
 
 const show = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value));
 
+/** What the comparison found, saying first when an answer is an error: two errors alike are no finding. */
+function summary(a: Outcome, b: Outcome, differences: number): string {
+  const counted = differences === 0 ? 'The two answers are the same.' : `${differences} difference${differences === 1 ? '' : 's'}`;
+  if (!a.ok && !b.ok) return `Both answers are errors (A: ${a.statusLine}; B: ${b.statusLine}), so nothing of the timelines was compared.`;
+  if (!a.ok || !b.ok) return `Answer ${a.ok ? 'B' : 'A'} is an error (${(a.ok ? b : a).statusLine}). ${counted}`;
+  return counted;
+}
+
 /** Two runs side by side, and what differs between them as a structural JSON diff. */
 export function ComparePanel({ draft, saved, run }: Props) {
   const [mode, setMode] = useState<'timelines' | 'saved'>('timelines');
@@ -72,7 +80,7 @@ export function ComparePanel({ draft, saved, run }: Props) {
       </form>
       {result && (
         <>
-          <p role="status">{result.differences.length === 0 ? 'The two answers are the same.' : `${result.differences.length} difference${result.differences.length === 1 ? '' : 's'}`}</p>
+          <p role="status">{summary(result.a, result.b, result.differences.length)}</p>
           {result.differences.length > 0 && (
             <table aria-label="Differences">
               <thead><tr><th scope="col">Path</th><th scope="col">Change</th><th scope="col">A</th><th scope="col">B</th></tr></thead>
