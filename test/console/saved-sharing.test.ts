@@ -210,6 +210,30 @@ saved('a slow save: a double click saves once, Ctrl+Enter in the dialog sends no
   await page.close();
 });
 
+saved('the saved request shown is named only while the request is it: an edit says so, a history entry drops it', async (ctx) => {
+  const made = await call(ctx.server, 'POST', '/v1/console/requests', { key: ctx.server.adminKey, body: { name: 'named', method: 'GET', path: '/v1/timelines', headers: {}, body: '' } });
+  assert.is(made.status, 200, made.text);
+  const page = await ctx.alice.newPage();
+  await page.goto(`${ctx.server.url}/console`);
+  await logInFromHeader(page, 'admin', ctx.adminPassword);
+  try {
+    await chooseOperation(page, 'GET /v1/keys');
+    assert.is(await sendAndWait(page), '200 OK');
+    await page.getByRole('tab', { name: /^Saved/ }).click();
+    await savedList(page).getByRole('button', { name: 'GET named' }).click();
+    await page.getByText('Saved request: “named”').waitFor();
+    await page.getByRole('textbox', { name: 'Path' }).fill('/v1/timelines?page_size=1');
+    await page.getByText('Changed from saved request “named” (not saved)').waitFor();
+    await page.getByRole('tab', { name: 'History' }).click();
+    await page.getByRole('list', { name: 'History' }).getByRole('button', { name: /\/v1\/keys/ }).first().click();
+    assert.is(await page.getByRole('textbox', { name: 'Path' }).inputValue(), '/v1/keys');
+    assert.is(await page.getByText(/saved request “named”|Saved request: “named”/).count(), 0);
+  } finally {
+    assert.is((await call(ctx.server, 'DELETE', `/v1/console/requests/${made.json.saved_request.id as string}`, { key: ctx.server.adminKey })).status, 200);
+    await page.close();
+  }
+});
+
 saved('"Unshare": the old link no longer opens it; "Delete" removes it for good', async (ctx) => {
   const page = ctx.alicePage;
   await page.getByRole('button', { name: 'Unshare' }).click();

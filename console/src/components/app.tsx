@@ -334,6 +334,13 @@ export function App() {
     }
   };
 
+  /** A request sent before is no saved or shared one, whatever was shown. */
+  const restoreFromHistory = (entry: HistoryEntry) => {
+    setDraft(entry.draft);
+    setCurrent(undefined);
+    setShared(undefined);
+  };
+
   const choose = (entry: OperationEntry) => {
     setSelected(entry.id);
     setDraft(draftFor(entry));
@@ -381,7 +388,7 @@ export function App() {
             onMore={() => void loadSaved(savedNext)}
           />
         )}
-        {sidebar === 'history' && <HistoryList entries={history} onRestore={(entry) => setDraft(entry.draft)} onClear={() => setHistory(clearHistory())} />}
+        {sidebar === 'history' && <HistoryList entries={history} onRestore={restoreFromHistory} onClear={() => setHistory(clearHistory())} />}
       </nav>
       <main class="main">
         {selectedEntry && (
@@ -389,7 +396,9 @@ export function App() {
             <strong>{selectedEntry.kind === 'rpc' ? selectedEntry.rpc : selectedEntry.title}</strong> {selectedEntry.summary}
           </p>
         )}
-        {current && <p class="muted">Saved request: “{current.name}”</p>}
+        {current && (
+          <p class="muted">{sameDraft(draftOf(current), draft) ? `Saved request: “${current.name}”` : `Changed from saved request “${current.name}” (not saved)`}</p>
+        )}
         {shared && (
           <p class="notice">
             Shared with you by <strong>{shared.owner}</strong>: “{shared.name}”{' '}
