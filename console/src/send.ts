@@ -70,8 +70,20 @@ export async function send(draft: Draft, signal?: AbortSignal): Promise<Outcome>
     return refused(draft.path, `Browsers do not let a page send ${method} requests (fetch forbids CONNECT, TRACE and TRACK). Use curl instead (see Snippets).`);
   }
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(method)) return refused(draft.path, `"${draft.method}" is not an HTTP method name.`);
+  // The page's Content-Security-Policy lets it reach its own origin only; another would fail as a "network error".
+  if (!onThisOrigin(draft.path)) {
+    return refused(draft.path, `The console sends requests to this service only (${location.origin}); give a path such as /v1/timelines. For another server, use curl (see Snippets).`);
+  }
   if (isRpcPath(draft.path)) return sendRpc(draft, rpcByPath.get(draft.path.split('?')[0]!)!, signal);
   return sendRest(draft, method, signal);
+}
+
+function onThisOrigin(path: string): boolean {
+  try {
+    return new URL(path, location.origin).origin === location.origin;
+  } catch {
+    return false;
+  }
 }
 
 function refused(path: string, message: string): Outcome {

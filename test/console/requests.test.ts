@@ -270,6 +270,29 @@ requests('compare: the same request on primary and on a branch, side by side, wi
   assert.not.match(await compare.getByRole('status').innerText(), /the same/);
 });
 
+requests('a path on another origin is not sent, and says why; the operation list says it is loading until it has come', async ({ page, browser, server }) => {
+  const before = await answersShown(page);
+  await page.getByRole('textbox', { name: 'Path' }).fill('//example.com/v1/timelines');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  assert.is(await waitForAnswer(page, before), 'Not sent');
+  assert.match(await response(page).innerText(), /The console sends requests to this service only/);
+
+  const context = await browser.newContext();
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await context.route('**/openapi.json', async (route) => {
+    await held;
+    await route.continue();
+  });
+  const slow = await context.newPage();
+  await slow.goto(`${server.url}/console`);
+  await slow.getByText('Loading operations…').waitFor();
+  release();
+  await slow.getByRole('list', { name: 'Operations' }).getByRole('button').first().waitFor();
+  assert.is(await slow.getByText('Loading operations…').count(), 0);
+  await context.close();
+});
+
 requests('where the page may not use the clipboard, Copy selects the snippet and says to press Ctrl+C', async ({ browser, server }) => {
   const context = await browser.newContext();
   await context.addInitScript(() => Object.defineProperty(navigator, 'clipboard', { value: undefined }));

@@ -372,7 +372,7 @@ export function App() {
           <button type="button" role="tab" aria-selected={sidebar === 'history'} onClick={() => setSidebar('history')}>History</button>
         </div>
         {loadError && <p role="alert" class="error-text">{loadError}</p>}
-        {sidebar === 'operations' && <OperationsList operations={operations} filter={filter} onFilter={setFilter} selected={selectedEntry?.id} onChoose={choose} />}
+        {sidebar === 'operations' && <OperationsList operations={operations} loading={operations.length === 0 && !loadError} filter={filter} onFilter={setFilter} selected={selectedEntry?.id} onChoose={choose} />}
         {sidebar === 'saved' && (
           <SavedList
             loggedIn={!!credential}

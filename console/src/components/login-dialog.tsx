@@ -91,7 +91,7 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
           <>
             <label>
               Username
-              <input name="username" autocomplete="username" required value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
+              <input name="username" autocomplete="username" required autoFocus value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
             </label>
             <label>
               Password
@@ -101,12 +101,12 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
         ) : (
           <label>
             API key
-            <input name="api-key" type="password" autocomplete="off" required value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value)} />
+            <input name="api-key" type="password" autocomplete="off" required autoFocus value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value)} />
           </label>
         )}
         {error && <p role="alert" class="error-text">{error}</p>}
         <div class="row">
-          <button type="submit" class="primary" disabled={busy}>{mode === 'password' ? 'Log in' : 'Use key'}</button>
+          <button type="submit" class="primary" disabled={busy}>{busy ? 'Checking…' : mode === 'password' ? 'Log in' : 'Use key'}</button>
           <button type="button" onClick={close}>Cancel</button>
         </div>
       </form>

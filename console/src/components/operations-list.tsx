@@ -3,6 +3,8 @@ import { matchesFilter, type OperationEntry } from '../operations.ts';
 
 interface Props {
   operations: OperationEntry[];
+  /** The list is still on its way (`/openapi.json`). */
+  loading: boolean;
   filter: string;
   onFilter(filter: string): void;
   selected: string | undefined;
@@ -10,7 +12,7 @@ interface Props {
 }
 
 /** Every REST route and RPC, grouped by service, narrowed by typing. */
-export function OperationsList({ operations, filter, onFilter, selected, onChoose }: Props) {
+export function OperationsList({ operations, loading, filter, onFilter, selected, onChoose }: Props) {
   const groups = useMemo(() => {
     const byService = new Map<string, OperationEntry[]>();
     for (const entry of operations.filter((e) => matchesFilter(e, filter))) {
@@ -37,7 +39,7 @@ export function OperationsList({ operations, filter, onFilter, selected, onChoos
             </ul>
           </li>
         ))}
-        {groups.length === 0 && <li class="muted">No operation matches “{filter}”.</li>}
+        {groups.length === 0 && <li class="muted">{loading ? 'Loading operations…' : `No operation matches “${filter}”.`}</li>}
       </ul>
     </div>
   );
