@@ -30,6 +30,23 @@ a11y.before(async (ctx) => {
 });
 a11y.after((ctx) => stopConsoleFixture(ctx));
 
+a11y('the first Tab offers a skip past the operation list; on a narrow screen a new answer is scrolled into view', async ({ server, browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const { page } = await openConsole(context, server.url);
+  await useKey(page, server.adminKey);
+  await page.keyboard.press('Tab');
+  assert.is(await page.evaluate(() => document.activeElement?.textContent), 'Skip to the request');
+  await page.keyboard.press('Enter');
+  assert.is(await page.evaluate(() => document.activeElement?.id), 'request');
+
+  await chooseOperation(page, 'GET /v1/timelines');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  assert.is(await sendAndWait(page), '200 OK');
+  const top = await page.getByRole('region', { name: 'Response' }).evaluate((element) => element.getBoundingClientRect().top);
+  assert.ok(top > -1 && top < 844, `the answer is in view (its pane starts at ${top} px; sub-pixel rounding aside)`);
+  await context.close();
+});
+
 a11y('every control the interface names is there by its accessible name', async ({ server, browser }) => {
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);

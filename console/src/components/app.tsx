@@ -352,6 +352,7 @@ export function App() {
 
   return (
     <div class="layout">
+      <a class="skip-link" href="#request">Skip to the request</a>
       <header class="topbar">
         <h1>tms console</h1>
         <span class="muted">Time-Manipulation Service</span>
@@ -390,7 +391,7 @@ export function App() {
         )}
         {sidebar === 'history' && <HistoryList entries={history} onRestore={restoreFromHistory} onClear={() => setHistory(clearHistory())} />}
       </nav>
-      <main class="main">
+      <main class="main" id="request" tabIndex={-1}>
         {selectedEntry && (
           <p class="summary">
             <strong>{selectedEntry.kind === 'rpc' ? selectedEntry.rpc : selectedEntry.title}</strong> {selectedEntry.summary}

@@ -31,7 +31,7 @@ export function OperationsList({ operations, loading, filter, onFilter, selected
               {entries.map((entry) => (
                 <li key={entry.id}>
                   <button type="button" class={`op ${entry.id === selected ? 'selected' : ''}`} aria-current={entry.id === selected} title={entry.summary} onClick={() => onChoose(entry)}>
-                    <span class={`kind ${entry.kind}`}>{entry.kind === 'rpc' ? 'RPC' : entry.method}</span>
+                    <span class={`kind ${entry.kind}`}>{entry.kind === 'rpc' ? 'RPC' : entry.method}</span>{' '}
                     <span>{entry.kind === 'rpc' ? entry.title : entry.pathTemplate}</span>
                   </button>
                 </li>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ErrorDetail, Outcome } from '../send.ts';
 
 const FIELD_VIOLATION = 'tms.v1.FieldViolation';
@@ -53,8 +53,14 @@ function Details({ details }: { details: ErrorDetail[] }) {
 /** Status, time, size, headers and body of the last answer; errors with every detail decoded. */
 export function ResponsePane({ outcome, sequence, sending }: { outcome: Outcome | undefined; sequence: number; sending: boolean }) {
   const [tab, setTab] = useState<'body' | 'headers'>('body');
+  const pane = useRef<HTMLElement>(null);
+  // On a narrow screen the pane sits below the request: a new answer there is brought into view.
+  useEffect(() => {
+    const element = pane.current;
+    if (sequence > 0 && element && element.getBoundingClientRect().top > window.innerHeight) element.scrollIntoView({ block: 'start' });
+  }, [sequence]);
   return (
-    <section class="response" role="region" aria-label="Response" aria-busy={sending} data-sequence={sequence}>
+    <section ref={pane} class="response" role="region" aria-label="Response" aria-busy={sending} data-sequence={sequence}>
       <h2>Response</h2>
       {sending && <p role="status">Sending…</p>}
       {!sending && !outcome && <p class="muted">Send a request to see its answer here (Ctrl+Enter or ⌘+Enter).</p>}
