@@ -160,6 +160,7 @@ login('an API key instead of a password; a wrong key is refused in the dialog', 
   await dialog.getByLabel('API key').fill(server.adminKey);
   await dialog.getByRole('button', { name: 'Use key' }).click();
   await dialog.waitFor({ state: 'hidden' });
+  assert.is(await page.getByLabel('Logged in as').innerText(), 'API key (admin)', "the operator's TMS_ADMIN_KEY, found by the id the server derives");
   await chooseOperation(page, 'GET /v1/timelines');
   assert.is(await sendAndWait(page), '200 OK');
   assert.match(await statusOf(page).innerText(), /200/);

@@ -6,6 +6,17 @@ import { setCredential, type Credential } from '../credentials.ts';
 /** A key made by tms names its id: `tms_<key_id>_<secret>` (a TMS_ADMIN_KEY chosen by the operator may not). */
 const KEY_ID = /^tms_(key_[0-9a-f]{16})_/;
 
+/**
+ * A key's id: named in a key tms made, else the one the server derives (`key_` and the first 8 bytes of the key's
+ * SHA-256, in hex), as for the operator's TMS_ADMIN_KEY. Outside a secure context the page has no digest to make it.
+ */
+async function keyIdOf(key: string): Promise<string | undefined> {
+  const named = KEY_ID.exec(key)?.[1];
+  if (named || !crypto.subtle) return named;
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)));
+  return `key_${[...digest.subarray(0, 8)].map((byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
 interface Props {
   open: boolean;
   /** Why it opened: e.g. the session expired. */
@@ -67,7 +78,7 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
         }
         const keys = (await response.json()) as { keys?: { key_id?: string; account?: string }[] };
         if (abandoned()) return;
-        const keyId = KEY_ID.exec(key)?.[1];
+        const keyId = await keyIdOf(key);
         const own = keys.keys?.find((listed) => listed.key_id === keyId);
         finish({ kind: 'key', token: key, username: own?.account ?? keyId ?? 'account not known', expiresAt: '' });
       }
