@@ -25,12 +25,19 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
   const logDir = mkdtempSync(join(tmpdir(), 'tms-bench-log-'));
   const logFile = join(logDir, 'stdout.log');
   const out = openSync(logFile, 'w');
-  const child = spawn(node, [...RUN_TYPESCRIPT, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
+  const child = spawn(node, [...RUN_TYPESCRIPT, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, 'pipe'] });
   closeSync(out);
+  // tms writes its banner ("listening on …") to stderr, which is shown here as it comes.
+  let stderr = '';
+  let listening = false;
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    if (!listening) stderr += chunk;
+    process.stderr.write(chunk);
+  });
   const givesUpAt = Date.now() + READY_WITHIN_MS;
   return new Promise((resolve, reject) => {
     const poll = setInterval(() => {
-      const seen = readFileSync(logFile, 'utf8');
+      const seen = stderr + readFileSync(logFile, 'utf8');
       const match = ready.exec(seen);
       if (!match && Date.now() > givesUpAt) {
         clearInterval(poll);
@@ -41,6 +48,7 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
         return;
       }
       if (!match) return;
+      listening = true;
       clearInterval(poll);
       child.off('exit', early);
       resolve({
@@ -59,7 +67,7 @@ export function startProcess(args: string[], env: Record<string, string>, ready:
     }, 50);
     const early = (code: number | null) => {
       clearInterval(poll);
-      const seen = readFileSync(logFile, 'utf8');
+      const seen = stderr + readFileSync(logFile, 'utf8');
       rmSync(logDir, { recursive: true, force: true });
       reject(new Error(`${args.join(' ')} exited (${code}) before it was ready:\n${seen}`));
     };

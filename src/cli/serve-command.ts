@@ -45,11 +45,12 @@ export function serveCommand(): Command {
       process.stderr.write(`tms: ${explained ?? (error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
       process.exit(1);
     }
-    // The start-up's log lines come before the banner, as they happened.
+    // The start-up's log lines come before the banner, as they happened. The banner goes to stderr: stdout is the
+    // JSON log, which collectors parse and keep, and the secrets below are for the person starting the service.
     logger.flush();
     if (app.bootstrap) {
       // Shown once, on the first start of an empty store; only hashes are kept.
-      process.stdout.write(
+      process.stderr.write(
         [
           '',
           'tms: first start, an admin account was created. These secrets are shown once:',
@@ -60,10 +61,10 @@ export function serveCommand(): Command {
         ].join('\n') + '\n',
       );
     }
-    if (app.notice) process.stdout.write(`tms: ${app.notice}\n`);
-    process.stdout.write(`tms: listening on ${app.url} (gRPC, gRPC-Web, Connect, REST)\n`);
-    process.stdout.write(`tms: try-it console ${app.url}/console\n`);
-    process.stdout.write(`tms: API description ${app.url}/openapi.json  ·  health ${app.url}/healthz\n`);
+    if (app.notice) process.stderr.write(`tms: ${app.notice}\n`);
+    process.stderr.write(`tms: listening on ${app.url} (gRPC, gRPC-Web, Connect, REST)\n`);
+    process.stderr.write(`tms: try-it console ${app.url}/console\n`);
+    process.stderr.write(`tms: API description ${app.url}/openapi.json  ·  health ${app.url}/healthz\n`);
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;

@@ -20,7 +20,7 @@ function freePort(): Promise<number> {
 
 /** The real command `npm start` runs, on a data folder of our own, with no admin key given. */
 async function serve(dataDir: string): Promise<ServeProcess & { banner: string }> {
-  const server = await startServeProcess(dataDir, { args: ['--log-level', 'warn'], env: { TMS_ADMIN_KEY: '' } });
+  const server = await startServeProcess(dataDir, { args: ['--log-level', 'info'], env: { TMS_ADMIN_KEY: '' } });
   return { ...server, banner: server.output() };
 }
 
@@ -45,6 +45,11 @@ test('first start prints the admin credentials once; they work; a restart does n
     assert.is(seeded.json.events.length, 1, 'the catalogue is loaded');
     const login = await call(first, 'POST', '/v1/login', { key: null, body: { username, password } });
     assert.is(login.status, 200, login.text);
+    // stdout is the JSON log, which collectors parse and keep: the banner and its secrets are on stderr.
+    const logLines = first.stdout().split('\n').filter((line) => line !== '');
+    assert.ok(logLines.some((line) => line.includes('"msg":"request"')), 'the requests before the last are logged');
+    assert.ok(logLines.every((line) => line.startsWith('{') && JSON.parse(line)), `stdout holds JSON lines only:\n${first.stdout()}`);
+    assert.not.ok(first.stdout().includes(password) || first.stdout().includes(key), 'no secret in the log');
     assert.is(await first.stop(), 0);
 
     const again = await serve(dataDir);

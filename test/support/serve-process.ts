@@ -5,8 +5,10 @@ import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 export interface ServeProcess {
   port: number;
-  /** Everything the process has written to stdout so far (banner, then one JSON line per request). */
+  /** Everything the process has written so far: its stderr (the banner, start-up notices), then its stdout. */
   output(): string;
+  /** Its stdout alone: the JSON log, one line per request. */
+  stdout(): string;
   /** Sends the signal (SIGTERM by default) and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -22,19 +24,23 @@ export interface ServeOptions {
 }
 
 /**
- * The real command `npm start` runs, as its own process, with stdout going to `<dataDir>.stdout` as an
- * operator's redirect would (a file, not a pipe a test must drain). Resolves once it is listening.
+ * The real command `npm start` runs, as its own process, with stdout (the log) going to `<dataDir>.stdout` as an
+ * operator's redirect would (a file, not a pipe a test must drain), and stderr kept here. Resolves once it is
+ * listening.
  */
 export async function startServeProcess(dataDir: string, { args = [], env = {}, flags = true }: ServeOptions = {}): Promise<ServeProcess> {
   const stdoutFile = `${dataDir}.stdout`;
   const out = openSync(stdoutFile, 'w');
   const where = flags ? ['--port', '0', '--data-dir', dataDir] : [];
   const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'serve', ...where, ...args], {
-    stdio: ['ignore', out, 'inherit'],
+    stdio: ['ignore', out, 'pipe'],
     env: { ...process.env, ...env },
   });
   closeSync(out);
-  const output = () => readFileSync(stdoutFile, 'utf8');
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const stdout = () => readFileSync(stdoutFile, 'utf8');
+  const output = () => stderr + stdout();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const givesUpAt = Date.now() + READY_WITHIN_MS;
   const port = await new Promise<number>((resolve, reject) => {
@@ -58,6 +64,7 @@ export async function startServeProcess(dataDir: string, { args = [], env = {}, 
   return {
     port,
     output,
+    stdout,
     stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
