@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseTrustedProxies } from './server/client-address.ts';
 import { NOT_A_POSTGRES_URL, POSTGRES_URL } from './store/postgres/open-failures.ts';
@@ -12,6 +13,8 @@ const numberSetting = <T extends z.ZodType>(schema: T) =>
 const notANumber = (words: string) => (issue: { code: string }) => (issue.code === 'invalid_type' ? words : undefined);
 const wholeNumber = () => z.number({ error: notANumber('must be a whole number in decimal digits') }).int('must be a whole number');
 const AT_LEAST_1 = 'must be 1 or more';
+/** Each worker holds a V8 heap: a slipped digit (500 for 5) must not start hundreds on a small machine. */
+const MAX_ANALYSIS_THREADS = 4 * availableParallelism();
 
 /** Everything an operator can set. Each field has an environment variable and a command-line flag. */
 export const configSchema = z.object({
@@ -34,7 +37,7 @@ export const configSchema = z.object({
   requestTimeoutMs: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(30_000),
   maxPageSize: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(1000),
   defaultPageSize: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(50),
-  analysisThreads: numberSetting(wholeNumber().min(1, AT_LEAST_1)).optional(),
+  analysisThreads: numberSetting(wholeNumber().min(1, AT_LEAST_1).max(MAX_ANALYSIS_THREADS, `must be 1 to ${MAX_ANALYSIS_THREADS} (four per core here)`)).optional(),
   shutdownGraceMs: numberSetting(wholeNumber().positive(AT_LEAST_1)).default(10_000),
   shutdownDrainMs: numberSetting(wholeNumber().nonnegative('must be 0 or more')).default(0),
   /** Proxies whose `X-Forwarded-For` names the client (login throttling by address): addresses or subnets, comma-separated. */
@@ -117,6 +120,14 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: N
     raw[key] = value;
     if (flag !== undefined) fromFlag.add(key);
   }
+  for (const key of Object.keys(flags) as (keyof Config)[]) {
+    if (flags[key] === '') throw new ConfigError(`configuration ${key} (${configFlags[key].split(' ')[0]}): is empty; give a value, or leave the flag out for the default`);
+  }
+  // Both name the store: a flag names it over an environment variable, and two flags are one too many.
+  if (fromFlag.has('dataDir') && fromFlag.has('databaseUrl')) {
+    throw new ConfigError('configuration: give either --data-dir (a LevelDB folder) or --database-url (PostgreSQL), not both');
+  }
+  if (fromFlag.has('dataDir')) delete raw['databaseUrl'];
   // A value is named the way it was given: by its flag, or else by its environment variable.
   const source = (key: keyof Config) => (fromFlag.has(key) ? configFlags[key].split(' ')[0]! : configEnv[key]);
   const parsed = configSchema.safeParse(raw);

@@ -26,9 +26,15 @@ export async function runOffline(
 ): Promise<void> {
   const writeOut = command.configureOutput().writeOut ?? ((text: string) => process.stdout.write(text));
   const print = (line: string): void => writeOut(`${line}\n`);
+  // As for `serve`: a flag names the store over an environment variable, and two flags are one too many.
+  const fromFlag = (name: string) => command.getOptionValueSource(name) === 'cli';
+  if (fromFlag('dataDir') && fromFlag('databaseUrl')) {
+    command.error('error: give either --data-dir (a LevelDB folder) or --database-url (PostgreSQL), not both', { exitCode: 1 });
+  }
+  const databaseUrl = fromFlag('dataDir') ? undefined : options.databaseUrl;
   let opened: Awaited<ReturnType<typeof openOffline>> | undefined;
   try {
-    opened = await openOffline(options.dataDir, { create: options.create ?? false, ...(options.databaseUrl && { databaseUrl: options.databaseUrl }) });
+    opened = await openOffline(options.dataDir, { create: options.create ?? false, ...(databaseUrl && { databaseUrl }) });
     await work(opened.access, print, opened);
   } catch (error) {
     await opened?.close().catch(() => undefined);

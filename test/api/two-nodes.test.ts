@@ -148,7 +148,11 @@ if (TEST_DATABASE_URL) {
   });
 
   nodes('a node killed with SIGKILL under write load loses no acknowledged write; the other serves on', async ({ a, databaseUrl, dir }) => {
-    const killed = await startServeProcess(join(dir, 'killed'), { env: { TMS_DATABASE_URL: databaseUrl, TMS_ADMIN_KEY: ADMIN_KEY, TMS_RATE_LIMIT: '0' } });
+    const killed = await startServeProcess(join(dir, 'killed'), {
+      flags: false,
+      args: ['--port', '0'],
+      env: { TMS_DATABASE_URL: databaseUrl, TMS_ADMIN_KEY: ADMIN_KEY, TMS_RATE_LIMIT: '0' },
+    });
     const victim = { port: killed.port };
     const created = await call(victim, 'POST', '/v1/create-timeline', { body: { base_timeline_id: 'primary', description: 'under load' } });
     const id = created.json.timeline_id as string;

@@ -26,7 +26,11 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const ownsDataDir = overrides.dataDir === undefined;
   const dataDir = overrides.dataDir ?? (await mkdtemp(join(tmpdir(), 'tms-test-')));
   try {
-    const config = loadConfig({ port: 0, adminKey: ADMIN_KEY, logLevel: 'silent', rateLimit: 0, ...overrides, dataDir }, {});
+    // On PostgreSQL the folder is not the store (a test may check that nothing is written there): the settings
+    // name one store only.
+    const { dataDir: _folder, ...rest } = overrides;
+    const store = overrides.databaseUrl === undefined ? { dataDir } : {};
+    const config = loadConfig({ port: 0, adminKey: ADMIN_KEY, logLevel: 'silent', rateLimit: 0, ...rest, ...store }, {});
     const app = await startApp(config, createLogger(config.logLevel));
     return {
       app,

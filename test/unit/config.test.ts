@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { availableParallelism } from 'node:os';
 import { loadConfig } from '../../src/config.ts';
 
 test('defaults: port 8080 on 127.0.0.1, ./data, seeded catalogue', () => {
@@ -87,6 +88,27 @@ test('a value given by flag is named by its flag, one from the environment by it
     () => loadConfig({ maxPageSize: '20' }, { TMS_DEFAULT_PAGE_SIZE: '30' }),
     /^configuration defaultPageSize \(TMS_DEFAULT_PAGE_SIZE\): 30 is above maxPageSize \(--max-page-size\) 20/,
   );
+});
+
+test('the store: --data-dir wins over TMS_DATABASE_URL, both flags are refused, TMS_DATABASE_URL wins over TMS_DATA_DIR', () => {
+  const url = 'postgres://tms:secret@db.internal:5432/tms';
+  const flagFolder = loadConfig({ dataDir: '/srv/tms' }, { TMS_DATABASE_URL: url });
+  assert.equal([flagFolder.dataDir, flagFolder.databaseUrl], ['/srv/tms', undefined], 'a flag names the store over a variable');
+  assert.is(loadConfig({ databaseUrl: url }, { TMS_DATA_DIR: '/srv/tms' }).databaseUrl, url);
+  assert.is(loadConfig({}, { TMS_DATA_DIR: '/srv/tms', TMS_DATABASE_URL: url }).databaseUrl, url);
+  assert.throws(() => loadConfig({ dataDir: '/srv/tms', databaseUrl: url }, {}), /^configuration: give either --data-dir \(a LevelDB folder\) or --database-url \(PostgreSQL\), not both$/);
+});
+
+test('a flag given empty is refused, not taken for its default', () => {
+  assert.throws(() => loadConfig({ port: '' }, {}), /^configuration port \(--port\): is empty; give a value, or leave the flag out for the default$/);
+  assert.throws(() => loadConfig({ dataDir: '' }, {}), /^configuration dataDir \(--data-dir\): is empty/);
+  assert.is(loadConfig({}, { TMS_PORT: '' }).port, 8080, 'an empty variable is one not set');
+});
+
+test('analysis threads: at most four per core, so a slipped digit cannot start hundreds', () => {
+  const most = 4 * availableParallelism();
+  assert.is(loadConfig({ analysisThreads: String(most) }, {}).analysisThreads, most);
+  assert.throws(() => loadConfig({ analysisThreads: '500' }, {}), new RegExp(`^configuration analysisThreads \\(--analysis-threads\\): must be 1 to ${most} \\(four per core here\\), got "500"$`));
 });
 
 test('TLS takes both a certificate and a key: one alone is refused, naming the other', () => {
