@@ -75,6 +75,8 @@ readiness('shutting down: NOT_SERVING from the first moment while the drain time
   assert.equal(ready.json, { status: 'NOT_SERVING', reasons: ['shutting down'] });
   assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200, 'liveness is not readiness');
   assert.is((await call(server, 'GET', '/v1/timelines')).status, 200, 'requests still arriving are served while draining');
+  const metrics = await call(server, 'GET', '/metrics', { key: null });
+  assert.match(metrics.text, /tms_requests_total\{route="\/readyz",protocol="http",code="unavailable"\} 1/, 'a 503 is not counted as ok');
   await closing;
   assert.ok(await call(server, 'GET', '/readyz', { key: null }).then(() => false, () => true), 'then the port closes');
   server.stop = async () => undefined;
