@@ -5,5 +5,11 @@ import type { Principal } from '../accounts/principal.ts';
  * this RPC (scopes), and are they within their rate. Throws ApiError; returns the caller.
  */
 export interface Gate {
-  admit(authorization: string | undefined, client: string, rpc: string): Principal | Promise<Principal>;
+  admit(authorization: string | undefined, client: string, rpc: string, caller?: Caller): Principal | Promise<Principal>;
+}
+
+/** Who the caller turned out to be, noted as soon as known: a refusal for scope or rate still names them in the log. */
+export interface Caller {
+  credentialId?: string;
+  account?: string;
 }

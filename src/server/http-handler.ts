@@ -133,7 +133,7 @@ async function admitBeforeBody(deps: HttpHandlerDeps, req: AnyRequest, state: Re
   // connect-node sees only the first of two Authorization headers.
   const authorization = authorizationHeader(req);
   if (!deps.operations.has(state.route)) return;
-  state.admitted = await deps.gate.admit(authorization, state.client, state.route);
+  state.admitted = await deps.gate.admit(authorization, state.client, state.route, state);
 }
 
 /**

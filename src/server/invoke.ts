@@ -28,7 +28,7 @@ export interface Call {
 export async function invoke(deps: InvokeDeps, call: Call, input: () => unknown): Promise<object> {
   const { state } = call;
   state.route = call.rpc;
-  const principal = state.admitted ?? (await deps.gate.admit(call.authorization, call.client, call.rpc));
+  const principal = state.admitted ?? (await deps.gate.admit(call.authorization, call.client, call.rpc, state));
   state.credentialId = principal.credentialId;
   state.account = principal.account;
   const operation = deps.operations.get(call.rpc);

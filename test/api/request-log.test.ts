@@ -103,6 +103,29 @@ test('a request whose client leaves before the answer is logged too, as canceled
   }
 });
 
+test('a request refused for its rate is logged with the credential and account it came with', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', KEY, '--rate-limit', '0.25'] });
+  try {
+    let refusedId: string | undefined;
+    for (let i = 0; i < 10 && !refusedId; i++) {
+      const id = `throttled-${i}`;
+      if ((await call(server, 'GET', '/v1/timelines', { key: KEY, headers: { 'x-request-id': id } })).status === 429) refusedId = id;
+    }
+    assert.ok(refusedId, 'the rate limit refused one');
+    assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
+    const line = requestLines(server.output()).find((entry) => entry['req_id'] === refusedId);
+    assert.is(line?.['status'], 429);
+    assert.is(line?.['code'], 'resource_exhausted');
+    assert.match(String(line?.['key_id']), /^key_/);
+    assert.is(line?.['account'], 'admin');
+  } finally {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
 test('share tokens in a path or a query string are not written to the log', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
   const server = await startServeProcess(dataDir, { args: ['--admin-key', KEY, '--rate-limit', '0'] });
