@@ -67,7 +67,12 @@ export function serveCommand(): Command {
     process.stderr.write(`tms: API description ${app.url}/openapi.json  ·  health ${app.url}/healthz\n`);
     let stopping = false;
     const stop = (signal: string) => {
-      if (stopping) return;
+      if (stopping) {
+        // A second signal (a second Ctrl+C): the operator will not wait for the requests still in flight.
+        logger.warn({ signal }, 'second signal: exiting now, without waiting for requests in flight');
+        logger.flush();
+        process.exit(130);
+      }
       stopping = true;
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
       app.close().then(

@@ -175,4 +175,26 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   });
 }
 
+test('a second signal exits at once, without waiting for the requests still in flight', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-shutdown-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', ADMIN_KEY, '--rate-limit', '0', '--shutdown-grace-ms', '60000'] });
+  try {
+    // Half a body: the request stays in flight, so the first signal's shutdown waits for it.
+    await restInFlight(server.port, 'never finished');
+    const exited = server.stop('SIGINT');
+    assert.ok(await refusesNewConnections(server.port), 'shutdown began');
+    const stillWaiting = await Promise.race([exited.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 300))]);
+    assert.ok(stillWaiting, 'the first signal waits for the request in flight');
+    const started = Date.now();
+    await server.stop('SIGINT');
+    assert.is(await exited, 130);
+    assert.ok(Date.now() - started < 10_000, 'the second signal did not wait out the grace');
+    assert.match(server.output(), /second signal: exiting now/);
+  } finally {
+    await server.stop('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
 test.run();
