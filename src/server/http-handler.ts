@@ -13,6 +13,7 @@ import { codeOfConnectStatus, toConnectError, unsupportedContentType } from './e
 import { requestIdOf, requestStateOf, rpcProtocolOf, setRequestState } from './request-state.ts';
 import { serveRest, type RestDeps } from './rest/rest-handler.ts';
 import { failedCall } from './invoke.ts';
+import { tighterLimit, withDeadline } from '../api/deadline.ts';
 import { sendGrpcStatus } from './grpc/status-reply.ts';
 import { authorizationHeader, sendError } from './http-io.ts';
 
@@ -94,14 +95,17 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
         state.route = deps.rpcRoutes.get(path) ?? state.route;
         state.code = 'unknown';
         closeIfAnsweredEarly(req, res);
-        admitBeforeBody(deps, req, state).then(
-          () => deps.rpcHandler(req, res),
-          (thrown: unknown) => {
-            const error = failedCall(state, thrown);
-            if (state.protocol === 'connect') sendError(res, error);
-            else sendGrpcStatus(res, req.httpVersionMajor, contentType!, toConnectError(error));
-          },
-        );
+        // Within the server's time limit, as every face's gate is; the call's own limit applies from its handler on.
+        withDeadline(() => admitBeforeBody(deps, req, state), tighterLimit(deps.requestTimeoutMs, undefined, ''))
+          .then(
+            () => deps.rpcHandler(req, res),
+            (thrown: unknown) => {
+              const error = failedCall(state, thrown);
+              if (state.protocol === 'connect') sendError(res, error);
+              else sendGrpcStatus(res, req.httpVersionMajor, contentType!, toConnectError(error));
+            },
+          )
+          .catch((error: unknown) => res.destroy(error instanceof Error ? error : undefined));
       }
       return;
     }
