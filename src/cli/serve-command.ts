@@ -1,3 +1,4 @@
+import { constants as osConstants } from 'node:os';
 import { Command, Option } from 'commander';
 import { configEnv, configFlags, loadConfig, type Config } from '../config.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
@@ -26,6 +27,9 @@ const flagHelp: [keyof Config, string][] = [
   ['trustedProxies', 'proxies (addresses or subnets, comma-separated) whose X-Forwarded-For names the client'],
   ['shutdownDrainMs', 'on SIGTERM, keep serving this long while /readyz says NOT_SERVING, so load balancers move away first'],
 ];
+
+/** Signals closer together than this are one (a Ctrl+C the terminal and npm both pass on). */
+const SAME_SIGNAL_MS = 1000;
 
 export function serveCommand(): Command {
   const command = new Command('serve').description('run the service (the default command)');
@@ -65,15 +69,17 @@ export function serveCommand(): Command {
     process.stderr.write(`tms: listening on ${app.url} (gRPC, gRPC-Web, Connect, REST)\n`);
     process.stderr.write(`tms: try-it console ${app.url}/console\n`);
     process.stderr.write(`tms: API description ${app.url}/openapi.json  ·  health ${app.url}/healthz\n`);
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) {
-        // A second signal (a second Ctrl+C): the operator will not wait for the requests still in flight.
+    let stoppingSince: number | undefined;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stoppingSince !== undefined) {
+        // One Ctrl+C can arrive twice (from the terminal and from npm, which passes it on): a second signal counts
+        // once it comes a second later, from an operator who will not wait for the requests still in flight.
+        if (performance.now() - stoppingSince < SAME_SIGNAL_MS) return;
         logger.warn({ signal }, 'second signal: exiting now, without waiting for requests in flight');
         logger.flush();
-        process.exit(130);
+        process.exit(128 + osConstants.signals[signal]);
       }
-      stopping = true;
+      stoppingSince = performance.now();
       logger.info({ signal }, 'shutting down: finishing in-flight requests');
       app.close().then(
         () => process.exit(0),
