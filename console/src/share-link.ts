@@ -6,6 +6,9 @@
 const STORAGE_KEY = 'tms.console.share';
 const SHARE_HASH = /^#share=([\w-]+)$/;
 
+/** Whether the address bar holds a share link's token now (other fragments, such as `#request`, are not one). */
+export const shareLinkInAddress = (): boolean => SHARE_HASH.test(location.hash);
+
 /** The token the address bar holds now, if any, moved out of it; else the one still waiting. */
 export function takeShareToken(): string | undefined {
   const match = SHARE_HASH.exec(location.hash);

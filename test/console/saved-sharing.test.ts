@@ -162,6 +162,10 @@ saved('a share link pasted into an open tab opens its request; one whose login i
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await later.getByText(/A request shared with you is waiting: log in to open it/).waitFor();
+    // Another fragment (the skip link's) is no share link: the waiting one is not met again.
+    await later.evaluate(() => (location.hash = '#request'));
+    await later.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    assert.not.ok(await dialog.isVisible(), 'the skip link does not reopen the login');
     await later.reload();
     await dialog.waitFor();
     assert.match(await dialog.innerText(), /shared with you/);

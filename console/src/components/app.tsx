@@ -4,7 +4,7 @@ import { draftFor, emptyDraft, isRpcPath, type Draft } from '../draft.ts';
 import { send, type Outcome } from '../send.ts';
 import { getCredential, onCredentialChange, setCredential, type Credential } from '../credentials.ts';
 import { rememberIds } from '../placeholders.ts';
-import { forgetShareToken, takeShareToken } from '../share-link.ts';
+import { forgetShareToken, shareLinkInAddress, takeShareToken } from '../share-link.ts';
 import { addToHistory, clearHistory, readHistory, type HistoryEntry } from '../history.ts';
 import { ApiFailure, deleteSaved, draftOf, getShared, listSaved, logout, saveRequest, shareSaved, unshareSaved, type SavedRequest } from '../saved-api.ts';
 import { OperationsList } from './operations-list.tsx';
@@ -69,7 +69,9 @@ export function App() {
   const [current, setCurrent] = useState<SavedRequest>();
   const [shared, setShared] = useState<SavedRequest>();
   const [notice, setNotice] = useState('');
-  const shareToken = useRef(takeShareToken());
+  // Read once: it moves the token out of the address bar.
+  const [sharedAtStart] = useState(takeShareToken);
+  const shareToken = useRef(sharedAtStart);
 
   useEffect(() => onCredentialChange(setCredentialState), []);
 
@@ -209,6 +211,7 @@ export function App() {
 
   /** A share link met now: opened at once when logged in, else after the login it asks for. */
   const meetShareLink = () => {
+    if (!shareLinkInAddress()) return;
     const token = takeShareToken();
     if (!token) return;
     if (getCredential()) {
