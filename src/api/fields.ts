@@ -35,14 +35,17 @@ export const instantField = blankAsMissing(
   }),
 );
 
-export const intervalField: z.ZodType<Interval, string> = z.string().transform((text, ctx) => {
-  try {
-    return parseInterval(text);
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    return z.NEVER;
-  }
-});
+/** An ISO 8601 interval; `""` is no interval given, as on Connect. */
+export const intervalField = blankAsMissing(
+  z.string().transform((text, ctx): Interval => {
+    try {
+      return parseInterval(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
+);
 
 /**
  * Query strings carry numbers as text; JSON bodies carry them as numbers. Both are accepted. `0`, like `""`, is not

@@ -17,8 +17,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   switch (issue.code) {
     case 'invalid_type': {
       const got = valueAt(input, issue.path);
-      // `""` is a field not given (proto3), as `blankAsMissing` reads it.
-      if (got === undefined || got === '') return 'is required';
+      // `""` where text belongs is a field not given (proto3), as `blankAsMissing` reads it.
+      if (got === undefined || (got === '' && issue.expected === 'string')) return 'is required';
       // A schema's own words (`must be a whole number`) say more than zod's, which start so.
       if (!issue.message.startsWith(ZOD_OWN_WORDS)) return issue.message;
       return `expected ${issue.expected}, got ${typeName(got)}`;
@@ -41,7 +41,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-function typeName(value: unknown): string {
+/** A JSON value's kind as error messages name it. */
+export function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;

@@ -9,7 +9,9 @@ const ANY_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
  */
 export function refuseOtherUrls(_command: Command, action: Command): void {
   const options = action.opts<{ databaseUrl?: unknown; from?: unknown; to?: unknown }>();
-  if (typeof options.databaseUrl === 'string' && !POSTGRES_URL.test(options.databaseUrl)) {
+  // A --data-dir flag names the store over TMS_DATABASE_URL, which is then not used.
+  const folderByFlag = action.getOptionValueSource('dataDir') === 'cli' && action.getOptionValueSource('databaseUrl') !== 'cli';
+  if (typeof options.databaseUrl === 'string' && !folderByFlag && !POSTGRES_URL.test(options.databaseUrl)) {
     action.error(`error: --database-url ${NOT_A_POSTGRES_URL}`, { exitCode: 1 });
   }
   for (const [flag, value] of [['--from', options.from], ['--to', options.to]] as const) {

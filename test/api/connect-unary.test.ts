@@ -136,6 +136,7 @@ connect('a value protobuf-es cannot read is refused naming its member by its pat
   const manipulate = '/tms.v1.EventService/ManipulateEvent';
   const cases: [body: unknown, field: string, problem: string][] = [
     [{ event_id: 'moon-landing', new_outcome: 'x' }, 'new_outcome', 'expected object, got string'],
+    [{ eventId: 'moon-landing', newOutcome: 'x' }, 'new_outcome', 'expected object, got string'],
     [{ event_id: 'moon-landing', new_outcome: { description: 'd', changes: [5] } }, 'new_outcome.changes[0]', 'expected object, got number'],
     [{ event_id: 'moon-landing', new_outcome: { description: 'd', changes: { action: 'cancel' } } }, 'new_outcome.changes', 'expected array, got object'],
     [{ event_id: 'moon-landing', new_outcome: { description: 'd', changes: [{ action: 'cancel' }, { action: 'reschedule', time: 5 }] } }, 'new_outcome.changes[1].time', 'expected string, got 5'],

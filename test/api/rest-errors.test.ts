@@ -265,7 +265,7 @@ errors('a non-JSON content type is 415, a FieldViolation on the request body', a
     assert.match(other.json.message, /^request body: Content-Type must be application\/json in UTF-8/, type);
   }
   assert.is((await call(server, 'GET', '/v1/timelines')).json.timelines.length, before, 'nothing was written');
-  for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF8', 'application/json; charset="utf-8"']) {
+  for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF8', 'application/json; charset="utf-8"', 'application/json; charset= utf-8']) {
     const utf8 = await call(server, 'GET', '/v1/search-events', { body: { location: 'Paris', page_size: 1 }, headers: { 'content-type': type } });
     assert.is(utf8.status, 200, `${type}: ${utf8.text}`);
   }
@@ -313,6 +313,14 @@ errors('an empty timestamp is one not given, as on Connect: "is required"', asyn
     assert.is(rest.json.message, `${field}: is required`);
     assert.is(connect.json.message, rest.json.message, `${rpc} says the same`);
   }
+  const monitor = await call(server, 'GET', '/api/v1/monitor-paradox', { body: { time_range: '' } });
+  expectError(monitor, 400, 'invalid_argument', 'time_range');
+  assert.is(monitor.json.message, 'time_range: is required', 'an empty interval is one not given too');
+  const notText = await call(server, 'POST', '/v1/manipulate-event', {
+    body: { event_id: 'moon-landing', new_outcome: { description: 'd', changes: [{ action: 'cancel', time: '1969-07-20T20:17:40Z' }] }, safety_check: '' },
+  });
+  expectError(notText, 400, 'invalid_argument', 'safety_check');
+  assert.is(notText.json.message, 'safety_check: expected boolean, got string', '"" where no text belongs is the wrong type, not a field not given');
 });
 
 errors('bad timestamps name the nested field', async ({ server }) => {

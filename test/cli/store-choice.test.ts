@@ -21,6 +21,8 @@ test('users and keys: --data-dir works on the folder even with TMS_DATABASE_URL 
     assert.match(listed.stdout, /\bada\b/);
     const keys = await tms(['keys', 'list', '--data-dir', dataDir], { TMS_DATABASE_URL: NOWHERE });
     assert.is(keys.code, 0, keys.stderr);
+    const notPostgres = await tms(['users', 'list', '--data-dir', dataDir], { TMS_DATABASE_URL: 'mysql://tms:secret@db/tms' });
+    assert.is(notPostgres.code, 0, `a variable the flag overrides is not read: ${notPostgres.stderr}`);
 
     const both = await tms(['users', 'list', '--data-dir', dataDir, '--database-url', NOWHERE]);
     assert.is(refusal(both), 'error: give either --data-dir (a LevelDB folder) or --database-url (PostgreSQL), not both');

@@ -1,5 +1,6 @@
 import { fromJson, ScalarType, type DescField, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
 import { isFieldError } from '@bufbuild/protobuf/reflect';
+import { typeName } from '../../api/validation.ts';
 import { namesAMemberTwice } from '../json-members.ts';
 import { DECLINE, hasImplicitPresence, isObject, isStringMap, plainList, plainScalar, plainScalarValue, plainStringMap, type PlainConversion } from '../reply-encoding/plain-values.ts';
 
@@ -143,21 +144,28 @@ export function unreadableField(schema: DescMessage, json: unknown, path = ''): 
   for (const [key, value] of Object.entries(json)) {
     const field = schema.fields.find((candidate) => candidate.name === key || candidate.jsonName === key);
     if (!field) continue;
-    const at = path === '' ? key : `${path}.${key}`;
+    // Named as REST names it: the proto field name, whichever name the client used.
+    const at = path === '' ? field.name : `${path}.${field.name}`;
     const refused = refusal(schema, key, value);
     if (refused === undefined) continue;
+    if (field.fieldKind === 'map' && isObject(value)) {
+      for (const [entry, inner] of Object.entries(value)) {
+        const entryRefused = refusal(schema, key, { [entry]: inner });
+        if (entryRefused !== undefined) return { field: `${at}.${entry}`, problem: entryRefused };
+      }
+    }
     if (field.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.')) {
-      if (!isObject(value)) return { field: at, problem: `expected object, got ${jsonKind(value)}` };
+      if (!isObject(value)) return { field: at, problem: `expected object, got ${typeName(value)}` };
       return unreadableField(field.message, value, at) ?? { field: at, problem: refused };
     }
     if (field.fieldKind === 'list') {
-      if (!Array.isArray(value)) return { field: at, problem: `expected array, got ${jsonKind(value)}` };
+      if (!Array.isArray(value)) return { field: at, problem: `expected array, got ${typeName(value)}` };
       for (const [i, item] of value.entries()) {
         const itemRefused = refusal(schema, key, [item]);
         if (itemRefused === undefined) continue;
         const itemAt = `${at}[${i}]`;
         if (field.listKind !== 'message') return { field: itemAt, problem: itemRefused };
-        if (!isObject(item)) return { field: itemAt, problem: `expected object, got ${jsonKind(item)}` };
+        if (!isObject(item)) return { field: itemAt, problem: `expected object, got ${typeName(item)}` };
         return unreadableField(field.message, item, itemAt) ?? { field: itemAt, problem: itemRefused };
       }
     }
@@ -176,5 +184,3 @@ function refusal(schema: DescMessage, key: string, value: unknown): string | und
     return isFieldError(cause) ? cause.message : String((error as Error).message);
   }
 }
-
-const jsonKind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);

@@ -56,7 +56,7 @@ export async function serveRest(
  * ignored: `?timeline_id=…` must not leave a write to fall back to primary.
  */
 function refuseQuery(method: string, query: string): never {
-  const name = [...new URLSearchParams(query).keys()][0] || 'query string';
+  const name = queryFields(query)[0]?.[0] || 'query string';
   throw invalidArgument(name, `${method} routes read their fields from the JSON body only, not from the query string; send it in the body`);
 }
 
@@ -69,7 +69,7 @@ const declaresBody = (req: AnyRequest): boolean =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 /** A `charset` other than UTF-8's names: the body is read as UTF-8 (JSON's one encoding, RFC 8259). */
-const OTHER_CHARSET = /;\s*charset\s*=\s*(?!"?utf-?8"?\s*(?:;|$))/i;
+const OTHER_CHARSET = /;\s*charset\s*=(?!\s*"?utf-?8"?\s*(?:;|$))/i;
 
 /** A body is JSON in UTF-8, sent as it is: any other `Content-Type` or charset, or a `Content-Encoding`, is 415. */
 function checkBodyHeaders(req: AnyRequest): void {
