@@ -23,29 +23,24 @@ export const optionalTextField = (max: number) =>
 export const blankAsMissing = <S extends z.ZodType>(schema: S) =>
   z.preprocess((value) => (value === '' ? undefined : value), schema);
 
-/** An instant; `""` is no instant given, as on Connect. */
-export const instantField = blankAsMissing(
-  z.string().transform((text, ctx): Instant => {
-    try {
-      return parseInstant(text);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  }),
-);
+/** Text read by `parse`, whose error message becomes the field's problem; `""` is no value given, as on Connect. */
+const parsedText = <T>(parse: (text: string) => T) =>
+  blankAsMissing(
+    z.string().transform((text, ctx): T => {
+      try {
+        return parse(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  );
 
-/** An ISO 8601 interval; `""` is no interval given, as on Connect. */
-export const intervalField = blankAsMissing(
-  z.string().transform((text, ctx): Interval => {
-    try {
-      return parseInterval(text);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  }),
-);
+/** An ISO 8601 instant. */
+export const instantField = parsedText<Instant>(parseInstant);
+
+/** An ISO 8601 interval. */
+export const intervalField = parsedText<Interval>(parseInterval);
 
 /**
  * Query strings carry numbers as text; JSON bodies carry them as numbers. Both are accepted. `0`, like `""`, is not
