@@ -14,8 +14,8 @@ import { loadCatalogueIfEmpty } from './catalogue/load.ts';
 import { Metrics } from './observability/metrics.ts';
 import { createOperations } from './api/operations/index.ts';
 import { createGate } from './server/access-gate.ts';
-import { answerUnknownRpc, createHttpHandler } from './server/http-handler.ts';
-import { createOnePortServer, type RequestHandler } from './server/one-port.ts';
+import { answerUnknownRpc, createHttpHandler, logClientError } from './server/http-handler.ts';
+import { createOnePortServer, type ClientErrorAnswer, type RequestHandler } from './server/one-port.ts';
 import { RestRouter } from './server/rest/router.ts';
 import { restRoutes } from './server/rest/routes.ts';
 import { buildOpenApi } from './server/rest/openapi.ts';
@@ -62,12 +62,19 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   const readiness = new Readiness(health, tmsServices.map((service) => service.typeName), 'opening the store');
   let serve: RequestHandler = startingHandler(readiness);
   const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
-  const server = createOnePortServer((req, res) => serve(req, res), { ...(tls && { tls }), requestTimeoutMs: config.requestTimeoutMs });
+  // Counted as well as logged once the metrics exist.
+  let clientError = (answer: ClientErrorAnswer) => logClientError(logger, undefined, answer);
+  const server = createOnePortServer((req, res) => serve(req, res), {
+    ...(tls && { tls }),
+    requestTimeoutMs: config.requestTimeoutMs,
+    onClientError: (answer) => clientError(answer),
+  });
   const { port } = await server.listen(config.port, config.host);
   // What was opened, closed in reverse order once in-flight requests are done.
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
-    await server.close(config.shutdownGraceMs);
+    const cut = await server.close(config.shutdownGraceMs);
+    if (cut > 0) logger.warn({ requests: cut, grace_ms: config.shutdownGraceMs }, 'shutdown grace ended: requests still in flight were cut');
     for (const close of closers.reverse()) await close();
   };
 
@@ -96,6 +103,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     readiness.addCheck(() => pool.problem());
     const anchorStability = new AnchorStabilityChecker(pool);
     const metrics = new Metrics(pool, { cacheCounts: () => [...store.cacheCounts(), anchorStability.counts()] });
+    clientError = (answer) => logClientError(logger, metrics, answer);
     const savedRequests = new SavedRequests(storage.savedRequests);
     const operations = createOperations({ store, pool, anchorStability, access, savedRequests, config });
     // A new RPC without a row in the authorization table must fail at start, not serve unguarded.

@@ -84,6 +84,17 @@ export class Metrics {
    * count is kept here and copied into the counter when scraped, and only the latency goes to prom-client.
    */
   observe(route: string, protocol: string, code: string, seconds: number): void {
+    const series = this.seriesOf(route, protocol, code);
+    series.count += 1;
+    series.latency.observe(seconds);
+  }
+
+  /** A request no handler timed (an answer Node's HTTP parser called for): counted, with no latency. */
+  count(route: string, protocol: string, code: string): void {
+    this.seriesOf(route, protocol, code).count += 1;
+  }
+
+  private seriesOf(route: string, protocol: string, code: string): RequestSeries {
     let byProtocol = this.series.get(route);
     if (!byProtocol) this.series.set(route, (byProtocol = new Map()));
     let byCode = byProtocol.get(protocol);
@@ -93,8 +104,7 @@ export class Metrics {
       const labels = { route, protocol, code };
       byCode.set(code, (series = { labels, count: 0, latency: this.latency.labels(labels) }));
     }
-    series.count += 1;
-    series.latency.observe(seconds);
+    return series;
   }
 
   render(): Promise<string> {

@@ -81,6 +81,6 @@ function withoutPort(hop: string): string {
 }
 
 /** `::ffff:203.0.113.5` (an IPv4 client on a dual-stack socket) as `203.0.113.5`: one client, one count. */
-function plainAddress(address: string): string {
+export function plainAddress(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }

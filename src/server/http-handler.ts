@@ -1,10 +1,10 @@
 import { constants, Http2ServerResponse } from 'node:http2';
 import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
 import { Code, ConnectError } from '@connectrpc/connect';
-import type { AnyRequest, AnyResponse, RequestHandler } from './one-port.ts';
+import type { AnyRequest, AnyResponse, ClientErrorAnswer, RequestHandler } from './one-port.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { ClientAddresses } from './client-address.ts';
+import { plainAddress, type ClientAddresses } from './client-address.ts';
 import type { RequestState } from './request-state.ts';
 import type { RestRouter } from './rest/router.ts';
 import type { UnaryRpcHandler } from './unary-rpc.ts';
@@ -41,6 +41,8 @@ export interface HttpHandlerDeps extends RestDeps {
  * binary. Not gRPC-Web's base64 text mode, which connect-node does not read.
  */
 const RPC_CONTENT_TYPE = /^application\/(?:(?:connect\+)?(?:json(?:; ?charset=utf-?8)?|proto)|grpc(?:-web)?(?:\+(?:json(?:; ?charset=utf-?8)?|proto))?)$/i;
+/** The route in logs and metrics of a request no route took. */
+const UNMATCHED = 'unmatched';
 /** Health, metrics, the API description and static files only ever answer reads. */
 const PLAIN_METHODS = ['GET', 'HEAD'];
 
@@ -48,7 +50,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
   return (req, res) => {
     const started = performance.now();
     const requestId = requestIdOf(req);
-    const state: RequestState = { requestId, client: deps.clientAddresses.of(req), protocol: 'http', route: 'unmatched', code: 'ok' };
+    const state: RequestState = { requestId, client: deps.clientAddresses.of(req), protocol: 'http', route: UNMATCHED, code: 'ok' };
     // 'close', not 'finish': a request whose client went away before the answer is logged and counted too.
     res.once('close', () => {
       state.ended = true;
@@ -233,6 +235,25 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
       key_id: state.credentialId,
       account: state.account,
       ...(state.failure !== undefined && { err: state.failure }),
+    },
+    'request',
+  );
+}
+
+/**
+ * The line and count of an answer Node's HTTP/1.1 parser called for (bytes that are not a request, headers too large
+ * or too late): no route saw a request, so it has no method, path or duration.
+ */
+export function logClientError(logger: Logger, metrics: Metrics | undefined, answer: ClientErrorAnswer): void {
+  metrics?.count(UNMATCHED, 'http', answer.code);
+  logger.info(
+    {
+      req_id: answer.requestId,
+      client: answer.peer === undefined ? undefined : plainAddress(answer.peer),
+      protocol: 'http',
+      route: UNMATCHED,
+      status: answer.status,
+      code: answer.code,
     },
     'request',
   );

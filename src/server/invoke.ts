@@ -41,10 +41,15 @@ export async function invoke(deps: InvokeDeps, call: Call, input: () => unknown)
   return output;
 }
 
-/** The error a failed call answers with, noted in its state; an unexpected one keeps its cause for the log. */
+/**
+ * The error a failed call answers with, noted in its state. An unexpected one keeps its cause, stack and all, for
+ * the log; an unreachable database keeps only its reason, which each request of an outage repeats.
+ */
 export function failedCall(state: RequestState, thrown: unknown): ApiError {
   const error = toApiError(thrown);
   state.code = error.code;
-  if (error !== thrown && (error.code === 'internal' || error.code === 'unavailable')) state.failure = thrown;
+  if (error === thrown) return error;
+  if (error.code === 'internal') state.failure = thrown;
+  else if (error.code === 'unavailable') state.failure = { type: 'StoreUnavailableError', message: (thrown as Error).message };
   return error;
 }

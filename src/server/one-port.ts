@@ -20,9 +20,21 @@ export type RequestHandler = (req: AnyRequest, res: AnyResponse) => void;
 
 export interface OnePortServer {
   listen(port: number, host: string): Promise<{ port: number }>;
-  /** Stops accepting, lets in-flight requests finish, then closes idle connections. */
-  close(graceMs: number): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish within `graceMs`, then closes every connection. Resolves with
+   * how many requests were still in flight when the grace ended: those were cut.
+   */
+  close(graceMs: number): Promise<number>;
   readonly inFlight: number;
+}
+
+/** An HTTP/1.1 answer Node's parser called for before any route saw a request (see `answerClientError`). */
+export interface ClientErrorAnswer {
+  requestId: string;
+  /** The connection's peer address (no request headers were read to find a client behind a proxy). */
+  peer: string | undefined;
+  status: number;
+  code: string;
 }
 
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
@@ -42,6 +54,8 @@ export interface OnePortOptions {
    * HTTP/2 requests are held to the same way (limitHttp2Body).
    */
   requestTimeoutMs?: number;
+  /** Told of each answer to bytes that were not a request (not HTTP/1.1, headers too large or too late). */
+  onClientError?: (answer: ClientErrorAnswer) => void;
 }
 
 export function createOnePortServer(handler: RequestHandler, options: OnePortOptions = {}): OnePortServer {
@@ -66,7 +80,7 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
     tracked,
   );
   const h2: Http2Server = createHttp2Server({}, tracked);
-  h1.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, options.requestTimeoutMs));
+  h1.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, options));
   h2.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
@@ -104,11 +118,13 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
       for (const session of sessions) session.close();
       const deadline = Date.now() + graceMs;
       while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      const cut = inFlight;
       h1.closeAllConnections();
       for (const socket of sockets) socket.destroy();
       // Stops its connection checks; it was never bound, so 'not running' is expected.
       h1.close(() => {});
       await closed;
+      return cut;
     },
   };
 }
@@ -130,7 +146,7 @@ const answering = new WeakSet<Duplex>();
  * What Node would answer with a bare status line (a request not received in time, headers too large, bytes
  * that are not HTTP/1.1), in the same error JSON as every other error.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, requestTimeoutMs: number | undefined): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options: OnePortOptions): void {
   // Node reports every further chunk of a stream it could not parse; the first report is answered.
   if (answering.has(socket)) return;
   if (error.code === 'ECONNRESET' || !socket.writable) {
@@ -138,7 +154,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, request
     return;
   }
   answering.add(socket);
-  const answer = clientErrorAnswer(error, requestTimeoutMs);
+  const { status, apiError } = clientErrorStatus(error, options.requestTimeoutMs);
+  const requestId = randomUUID();
+  const body = errorBody(apiError);
+  const answer =
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `x-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+  options.onClientError?.({ requestId, peer: (socket as Socket).remoteAddress, status, code: apiError.code });
   const previous = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (previous && !previous.writableEnded) {
     if (previous.req.complete) {
@@ -156,18 +178,12 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, request
   socket.end(answer);
 }
 
-function clientErrorAnswer(error: NodeJS.ErrnoException, requestTimeoutMs: number | undefined): string {
-  const [status, apiError] =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, new ApiError('deadline_exceeded', `request: not received within ${requestTimeoutMs} ms (TMS_REQUEST_TIMEOUT_MS)`)]
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, new ApiError('resource_exhausted', 'request headers: too large')]
-        : [400, invalidArgument('request', `not valid HTTP/1.1 (${error.code ?? error.message})${unframedBodyHint(error)}`)];
-  const body = errorBody(apiError);
-  return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-    `x-request-id: ${randomUUID()}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
-  );
+function clientErrorStatus(error: NodeJS.ErrnoException, requestTimeoutMs: number | undefined): { status: number; apiError: ApiError } {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, apiError: new ApiError('deadline_exceeded', `request: not received within ${requestTimeoutMs} ms (TMS_REQUEST_TIMEOUT_MS)`) };
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') return { status: 431, apiError: new ApiError('resource_exhausted', 'request headers: too large') };
+  return { status: 400, apiError: invalidArgument('request', `not valid HTTP/1.1 (${error.code ?? error.message})${unframedBodyHint(error)}`) };
 }
 
 /**

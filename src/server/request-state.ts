@@ -14,7 +14,10 @@ export interface RequestState {
   admitted?: Principal;
   credentialId?: string;
   account?: string;
-  /** An unexpected error (a bug): the client sees only "internal error", the log gets the stack. */
+  /**
+   * Why the server failed the request, for its log line: an unexpected error (a bug) with its stack, which the
+   * client never sees; or the reason the database could not be reached.
+   */
   failure?: unknown;
   /** The exchange is over (its answer sent, by a deadline perhaps, or its client gone): work not yet begun for it is skipped. */
   ended?: boolean;

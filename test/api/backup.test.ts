@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { spawn } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
+import { connect as netConnect, type AddressInfo } from 'node:net';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, createRole, dropDatabase, stagingSchemas, startRelay, withClient } from '../support/postgres.ts';
 import { eventually } from '../support/eventually.ts';
 import { refusal, tms, withStorage } from '../support/cli.ts';
+import { startServeProcess } from '../support/serve-process.ts';
 import type { StorageOptions } from '../../src/store/storage.ts';
 import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
@@ -328,6 +329,41 @@ test('a backup stream cut short, or not a backup at all, keeps no file and says 
   } finally {
     server.close();
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a backup whose client leaves half way is logged as canceled, in one line without a stack', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-backup-left-'));
+  // Far more than the sockets' buffers hold, so the server is still writing when the client goes.
+  await withStorage({ dataDir }, (storage) => storage.timelines.bulkLoad('primary', generateSyntheticEvents({ events: 30_000, places: 50, seed: 3, maxCauses: 2 })));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', ADMIN_KEY, '--rate-limit', '0'] });
+  try {
+    const socket = netConnect({ host: '127.0.0.1', port: server.port });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET /v1/admin/backup HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_KEY}\r\nx-request-id: backup-left\r\n\r\n`);
+    const head = await new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1'))));
+    assert.match(head, /^HTTP\/1\.1 200 /);
+    socket.destroy();
+
+    const linesOf = () =>
+      server
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line['req_id'] === 'backup-left');
+    await eventually('the request line of the backup', () => linesOf().some((line) => line['msg'] === 'request'));
+    const lines = linesOf();
+    const cut = lines.find((line) => line['msg'] === 'backup stream cut: its connection closed before the end');
+    assert.ok(cut, JSON.stringify(lines));
+    assert.is(cut['err'], undefined, 'no stack: nothing failed in the service');
+    assert.not.ok(lines.some((line) => line['msg'] === 'backup stream failed'));
+    const request = lines.find((line) => line['msg'] === 'request')!;
+    assert.equal({ code: request['code'], status: request['status'], err: request['err'] }, { code: 'canceled', status: 499, err: undefined });
+  } finally {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
   }
 });
 

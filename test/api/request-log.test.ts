@@ -230,4 +230,51 @@ test('an HTTP/2 call its client cancels is logged as canceled (499) even when it
   }
 });
 
+/** Writes raw bytes on a new connection and reads until the server closes it. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => socket.write(bytes));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.once('error', reject);
+    socket.once('close', () => resolve(text));
+  });
+}
+
+test('an answer Node\'s HTTP parser calls for (bytes that are not HTTP, headers too late) is logged and counted', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', KEY, '--rate-limit', '0', '--request-timeout-ms', '500'] });
+  try {
+    const junk = await rawExchange(server.port, 'HELLO THERE\r\n\r\n');
+    const late = await rawExchange(server.port, 'GET /v1/timelines HTTP/1.1\r\nHost: x\r\n');
+    const idOf = (answer: string) => /\r\nx-request-id: ([\w-]+)\r\n/.exec(answer)?.[1];
+    assert.match(junk, /^HTTP\/1\.1 400 /);
+    assert.match(late, /^HTTP\/1\.1 408 /);
+
+    const linesOf = () => {
+      const byId = new Map(requestLines(server.output()).map((line) => [line['req_id'], line]));
+      return [byId.get(idOf(junk)), byId.get(idOf(late))];
+    };
+    await eventually('both answers logged', () => linesOf().every(Boolean));
+    const [junkLine, lateLine] = linesOf();
+    assert.equal(
+      { status: junkLine!['status'], code: junkLine!['code'], route: junkLine!['route'], protocol: junkLine!['protocol'] },
+      { status: 400, code: 'invalid_argument', route: 'unmatched', protocol: 'http' },
+    );
+    assert.match(String(junkLine!['client']), /^127\.0\.0\.1$/);
+    assert.equal({ status: lateLine!['status'], code: lateLine!['code'] }, { status: 408, code: 'deadline_exceeded' });
+
+    const metrics = await call(server, 'GET', '/metrics', { key: null });
+    assert.match(metrics.text, /tms_requests_total\{route="unmatched",protocol="http",code="invalid_argument"\} 1\n/);
+    assert.match(metrics.text, /tms_requests_total\{route="unmatched",protocol="http",code="deadline_exceeded"\} 1\n/);
+    // No handler timed them: they have no latency to observe.
+    assert.not.match(metrics.text, /tms_request_duration_seconds_count\{route="unmatched",protocol="http",code="invalid_argument"\}/);
+  } finally {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
 test.run();

@@ -175,6 +175,45 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   });
 }
 
+test('a shutdown whose grace ends with requests still in flight says how many it cut, and exits 0', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-shutdown-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', ADMIN_KEY, '--rate-limit', '0', '--shutdown-grace-ms', '300'] });
+  try {
+    // Half a body each: the requests stay in flight until the grace ends.
+    await Promise.all([restInFlight(server.port, 'cut one'), restInFlight(server.port, 'cut two')]);
+    assert.is(await server.stop('SIGTERM'), 0);
+    const lines = server
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const cut = lines.find((line) => line['msg'] === 'shutdown grace ended: requests still in flight were cut');
+    assert.ok(cut, `a line says the grace ended: ${server.stdout()}`);
+    assert.is(cut['requests'], 2);
+    assert.is(cut['grace_ms'], 300);
+    assert.is(cut['level'], 40, 'a warning');
+  } finally {
+    await server.stop('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
+test('a shutdown that finished every request in its grace has no such line', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-shutdown-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', ADMIN_KEY, '--rate-limit', '0'] });
+  try {
+    assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
+    assert.is(await server.stop('SIGTERM'), 0);
+    assert.match(server.stdout(), /shutting down: finishing in-flight requests/);
+    assert.not.match(server.stdout(), /shutdown grace ended/);
+  } finally {
+    await server.stop('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
 test('a second signal a second or more after the first exits at once; one at once after it (a Ctrl+C passed on twice) does not', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'tms-shutdown-'));
   const server = await startServeProcess(dataDir, { args: ['--admin-key', ADMIN_KEY, '--rate-limit', '0', '--shutdown-grace-ms', '60000'] });

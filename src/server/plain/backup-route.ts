@@ -51,9 +51,16 @@ export function backupRoute(storage: Storage, access: AccessControl, source: str
       // The client may simply have gone away; either way the stream is cut, never ended as if complete.
       const code = (error as { code?: string }).code ?? '';
       const clientLeft = ['ERR_STREAM_PREMATURE_CLOSE', 'EPIPE', 'ECONNRESET', 'ERR_STREAM_DESTROYED'].includes(code);
-      state.code = clientLeft ? 'canceled' : 'internal';
-      if (!clientLeft) state.failure = error;
-      logger.warn({ req_id: state.requestId, err: error }, 'backup stream failed');
+      const ms = Math.round(performance.now() - started);
+      if (clientLeft) {
+        // Not a fault of the store: the client went away, or shutdown closed the connection.
+        state.code = 'canceled';
+        logger.warn({ req_id: state.requestId, reason: code, ms }, 'backup stream cut: its connection closed before the end');
+      } else {
+        state.code = 'internal';
+        state.failure = error;
+        logger.warn({ req_id: state.requestId, err: error, ms }, 'backup stream failed');
+      }
       res.destroy();
     }
   };
