@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { openOffline, type OfflineAccess } from './offline.ts';
@@ -32,9 +34,12 @@ export async function runOffline(
     command.error('error: give either --data-dir (a LevelDB folder) or --database-url (PostgreSQL), not both', { exitCode: 1 });
   }
   const databaseUrl = fromFlag('dataDir') ? undefined : options.databaseUrl;
+  // A mistyped folder would otherwise get a store of its own without a word.
+  const newStore = options.create === true && databaseUrl === undefined && !existsSync(join(options.dataDir, 'CURRENT'));
   let opened: Awaited<ReturnType<typeof openOffline>> | undefined;
   try {
     opened = await openOffline(options.dataDir, { create: options.create ?? false, ...(databaseUrl && { databaseUrl }) });
+    if (newStore) print(`${options.dataDir} held no store: made a new, empty one there (tms serve --data-dir ${options.dataDir} serves it)`);
     await work(opened.access, print, opened);
   } catch (error) {
     await opened?.close().catch(() => undefined);

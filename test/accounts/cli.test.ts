@@ -69,6 +69,7 @@ test('users create prints a generated password once; --password sets one', async
   const alice = await tms(['users', 'create', 'alice', '--scopes', 'read,write', '--data-dir', context.dir]);
   assert.is(alice.code, 0, alice.stderr);
   assert.match(alice.stdout, 'created account alice with scopes read, write');
+  assert.match(alice.stdout, `${context.dir} held no store: made a new, empty one there (tms serve --data-dir ${context.dir} serves it)\n`, 'a folder with no store is not filled silently');
   const password = /password: (\S+)/.exec(alice.stdout)?.[1] ?? '';
   assert.match(password, /^[A-Za-z0-9_-]{24}$/);
   context.secrets.push(password);
@@ -76,6 +77,7 @@ test('users create prints a generated password once; --password sets one', async
   const bob = await tms(['users', 'create', 'bob', '--scopes', 'read', '--password', 'bob-password-from-flag'], { TMS_DATA_DIR: context.dir });
   assert.is(bob.code, 0, bob.stderr);
   assert.not.match(bob.stdout, 'password:');
+  assert.not.match(bob.stdout, 'held no store', 'the store alice made is used');
   context.secrets.push('bob-password-from-flag');
 
   await withAccess(context.dir, async (access) => {
