@@ -71,6 +71,44 @@ a11y('every control the interface names is there by its accessible name', async 
   await context.close();
 });
 
+a11y('tab lists: one tab in the Tab order, arrow keys, Home and End move and select, and each shows its panel', async ({ server, browser }) => {
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  const lists = page.getByRole('tablist', { name: 'Lists' });
+  const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+  const selectedTab = () => lists.getByRole('tab', { selected: true }).textContent();
+  assert.equal(await lists.getByRole('tab').evaluateAll((tabs) => tabs.map((tab) => (tab as HTMLElement).tabIndex)), [0, -1, -1], 'only the selected tab is reached by Tab');
+
+  await lists.getByRole('tab', { name: 'Operations' }).focus();
+  await page.keyboard.press('ArrowRight');
+  assert.match(await focused(), /^Saved/);
+  assert.match(await selectedTab() ?? '', /^Saved/);
+  assert.is(await page.getByRole('tabpanel', { name: /^Saved/ }).count(), 1, 'the Saved panel, named by its tab');
+  await page.keyboard.press('End');
+  assert.is(await focused(), 'History');
+  await page.keyboard.press('ArrowRight');
+  assert.is(await focused(), 'Operations', 'from the last tab, on to the first');
+  await page.keyboard.press('ArrowLeft');
+  assert.is(await selectedTab(), 'History', 'and back');
+  await page.keyboard.press('Home');
+  assert.is(await selectedTab(), 'Operations');
+  assert.is(await page.getByRole('tabpanel', { name: 'Operations' }).getByRole('list', { name: 'Operations' }).count(), 1);
+  assert.equal(await lists.getByRole('tab').evaluateAll((tabs) => tabs.map((tab) => (tab as HTMLElement).tabIndex)), [0, -1, -1]);
+
+  // The other tab lists are the same widget.
+  await useKey(page, server.adminKey);
+  await chooseOperation(page, 'GET /v1/timelines');
+  assert.is(await sendAndWait(page), '200 OK');
+  await page.getByRole('tab', { name: 'Body' }).focus();
+  await page.keyboard.press('ArrowRight');
+  assert.match(await focused(), /^Headers \(\d+\)$/);
+  assert.is(await page.getByRole('tabpanel', { name: /^Headers/ }).getByRole('table', { name: 'Response headers' }).count(), 1);
+  await page.getByRole('tab', { name: 'Snippets' }).focus();
+  await page.keyboard.press('ArrowLeft');
+  assert.is(await focused(), 'Compare');
+  await context.close();
+});
+
 for (const colorScheme of ['light', 'dark'] as const) {
   a11y(`axe-core: no serious or critical violation (${colorScheme}): first view, login dialog, an error answer`, async ({ server, browser }) => {
     const context = await browser.newContext({ colorScheme });

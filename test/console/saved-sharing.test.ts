@@ -206,7 +206,21 @@ saved('a slow save: a double click saves once, Ctrl+Enter in the dialog sends no
   assert.not.ok(sent.includes('GET /v1/timelines'), 'Ctrl+Enter in the dialog sent nothing behind it');
 
   await page.getByRole('tab', { name: /^Saved/ }).click();
+  const asked = page.getByRole('dialog', { name: 'Delete saved request' });
+  await savedList(page).getByRole('button', { name: 'Delete double' }).click();
+  await asked.getByText('Delete “double” (GET /v1/timelines)? This cannot be undone.').waitFor();
+  assert.is(await page.evaluate(() => document.activeElement?.textContent), 'Keep it', 'keeping it is the default');
+  await page.keyboard.press('Escape');
+  await asked.waitFor({ state: 'hidden' });
+  await savedList(page).getByRole('button', { name: 'Delete double' }).click();
+  await asked.getByRole('button', { name: 'Keep it' }).click();
+  await asked.waitFor({ state: 'hidden' });
+  assert.is(await count(), 1, 'Escape and "Keep it" delete nothing');
+  assert.not.ok(sent.some((request) => request.startsWith('DELETE ')), 'nor send anything');
+
   await savedList(page).getByRole('button', { name: 'Delete double' }).dblclick();
+  assert.is(await page.getByRole('dialog', { name: 'Delete saved request' }).count(), 1, 'a double click asks once');
+  await asked.getByRole('button', { name: 'Delete', exact: true }).click();
   await page.getByText(/^Deleted “double”/).waitFor();
   assert.is(await count(), 0);
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
@@ -251,6 +265,9 @@ saved('"Unshare": the old link no longer opens it; "Delete" removes it for good'
 
   await page.getByRole('tab', { name: /^Saved/ }).click();
   await savedList(page).getByRole('button', { name: /^Delete / }).first().click();
+  const asked = page.getByRole('dialog', { name: 'Delete saved request' });
+  await asked.getByText(/Its share link stops working too\.|This cannot be undone\./).waitFor();
+  await asked.getByRole('button', { name: 'Delete', exact: true }).click();
   await page.getByText(/^Deleted /).waitFor();
   const listed = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/console/requests' && r.request().method() === 'GET');
   await page.reload();

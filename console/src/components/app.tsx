@@ -16,6 +16,8 @@ import { LoginDialog } from './login-dialog.tsx';
 import { NameDialog } from './name-dialog.tsx';
 import { SnippetsPanel } from './snippets-panel.tsx';
 import { ComparePanel } from './compare-panel.tsx';
+import { Tabs } from './tabs.tsx';
+import { DeleteDialog } from './delete-dialog.tsx';
 
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json']);
 const LOGOUT_PATHS = new Set(['/v1/logout', '/tms.v1.AccountService/Logout']);
@@ -68,6 +70,7 @@ export function App() {
   const deleting = useRef(new Set<string>());
   const [current, setCurrent] = useState<SavedRequest>();
   const [shared, setShared] = useState<SavedRequest>();
+  const [toDelete, setToDelete] = useState<SavedRequest>();
   const [notice, setNotice] = useState('');
   // Read once: it moves the token out of the address bar.
   const [sharedAtStart] = useState(takeShareToken);
@@ -370,29 +373,36 @@ export function App() {
         )}
       </header>
       <nav class="sidebar" aria-label="Requests">
-        <div class="tabs" role="tablist" aria-label="Lists">
-          <button type="button" role="tab" aria-selected={sidebar === 'operations'} onClick={() => setSidebar('operations')}>Operations</button>
-          <button type="button" role="tab" aria-selected={sidebar === 'saved'} onClick={() => setSidebar('saved')}>Saved{saved.length ? ` (${saved.length})` : ''}</button>
-          <button type="button" role="tab" aria-selected={sidebar === 'history'} onClick={() => setSidebar('history')}>History</button>
-        </div>
-        {loadError && <p role="alert" class="error-text">{loadError}</p>}
-        {sidebar === 'operations' && <OperationsList operations={operations} loading={operations.length === 0 && !loadError} filter={filter} onFilter={setFilter} selected={selectedEntry?.id} onChoose={choose} />}
-        {sidebar === 'saved' && (
-          <SavedList
-            loggedIn={!!credential}
-            items={saved}
-            hasMore={!!savedNext}
-            error={savedError}
-            onOpen={(request) => {
-              setCurrent(request);
-              setShared(undefined);
-              setDraft(draftOf(request));
-            }}
-            onDelete={(request) => void onDelete(request)}
-            onMore={() => void loadSaved(savedNext)}
-          />
-        )}
-        {sidebar === 'history' && <HistoryList entries={history} onRestore={restoreFromHistory} onClear={() => setHistory(clearHistory())} />}
+        <Tabs
+          label="Lists"
+          idPrefix="lists"
+          tabs={[
+            { id: 'operations', label: 'Operations' },
+            { id: 'saved', label: `Saved${saved.length ? ` (${saved.length})` : ''}` },
+            { id: 'history', label: 'History' },
+          ]}
+          selected={sidebar}
+          onSelect={setSidebar}
+        >
+          {loadError && <p role="alert" class="error-text">{loadError}</p>}
+          {sidebar === 'operations' && <OperationsList operations={operations} loading={operations.length === 0 && !loadError} filter={filter} onFilter={setFilter} selected={selectedEntry?.id} onChoose={choose} />}
+          {sidebar === 'saved' && (
+            <SavedList
+              loggedIn={!!credential}
+              items={saved}
+              hasMore={!!savedNext}
+              error={savedError}
+              onOpen={(request) => {
+                setCurrent(request);
+                setShared(undefined);
+                setDraft(draftOf(request));
+              }}
+              onDelete={setToDelete}
+              onMore={() => void loadSaved(savedNext)}
+            />
+          )}
+          {sidebar === 'history' && <HistoryList entries={history} onRestore={restoreFromHistory} onClear={() => setHistory(clearHistory())} />}
+        </Tabs>
       </nav>
       <main class="main" id="request" tabIndex={-1}>
         {selectedEntry && (
@@ -426,14 +436,29 @@ export function App() {
         {notice && <p role="status" class="notice">{notice}</p>}
         <ResponsePane outcome={outcome?.result} sequence={outcome?.sequence ?? 0} sending={sending} />
         <section class="tools" aria-label="Tools">
-          <div class="tabs" role="tablist" aria-label="Tools">
-            <button type="button" role="tab" aria-selected={tool === 'snippets'} onClick={() => setTool('snippets')}>Snippets</button>
-            <button type="button" role="tab" aria-selected={tool === 'compare'} onClick={() => setTool('compare')}>Compare</button>
-          </div>
-          {tool === 'snippets' ? <SnippetsPanel draft={draft} /> : <ComparePanel draft={draft} saved={saved} run={(d) => run(d, false)} />}
+          <Tabs
+            label="Tools"
+            idPrefix="tools"
+            tabs={[
+              { id: 'snippets', label: 'Snippets' },
+              { id: 'compare', label: 'Compare' },
+            ]}
+            selected={tool}
+            onSelect={setTool}
+          >
+            {tool === 'snippets' ? <SnippetsPanel draft={draft} /> : <ComparePanel draft={draft} saved={saved} run={(d) => run(d, false)} />}
+          </Tabs>
         </section>
       </main>
       <LoginDialog open={loginState.open} reason={loginState.reason} onClose={closeLogin} onLoggedIn={onLoggedIn} />
+      <DeleteDialog
+        request={toDelete}
+        onConfirm={(request) => {
+          setToDelete(undefined);
+          void onDelete(request);
+        }}
+        onClose={() => setToDelete(undefined)}
+      />
       <NameDialog
         open={nameDialog.open}
         title={nameDialog.thenShare ? 'Save and share' : 'Save request'}

@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { Dialog } from './dialog.tsx';
+import { Tabs } from './tabs.tsx';
 import { ApiFailure, login, logout } from '../saved-api.ts';
 import { setCredential, type Credential } from '../credentials.ts';
 
@@ -93,34 +94,42 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
   return (
     <Dialog title="Log in" open={open} onClose={close}>
       {reason && <p class="muted">{reason}</p>}
-      <div class="tabs" role="tablist" aria-label="How to log in">
-        <button type="button" role="tab" aria-selected={mode === 'password'} onClick={() => setMode('password')}>Username and password</button>
-        <button type="button" role="tab" aria-selected={mode === 'key'} onClick={() => setMode('key')}>API key</button>
-      </div>
-      <form onSubmit={submit} class="stack">
-        {mode === 'password' ? (
-          <>
+      <Tabs
+        label="How to log in"
+        idPrefix="login"
+        tabs={[
+          { id: 'password', label: 'Username and password' },
+          { id: 'key', label: 'API key' },
+        ]}
+        selected={mode}
+        onSelect={setMode}
+        namedPanel={false}
+      >
+        <form onSubmit={submit} class="stack">
+          {mode === 'password' ? (
+            <>
+              <label>
+                Username
+                <input name="username" autocomplete="username" required autoFocus value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
+              </label>
+              <label>
+                Password
+                <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+              </label>
+            </>
+          ) : (
             <label>
-              Username
-              <input name="username" autocomplete="username" required autoFocus value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
+              API key
+              <input name="api-key" type="password" autocomplete="off" required autoFocus value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value)} />
             </label>
-            <label>
-              Password
-              <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-            </label>
-          </>
-        ) : (
-          <label>
-            API key
-            <input name="api-key" type="password" autocomplete="off" required autoFocus value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value)} />
-          </label>
-        )}
-        {error && <p role="alert" class="error-text">{error}</p>}
-        <div class="row">
-          <button type="submit" class="primary" disabled={busy}>{busy ? 'Checking…' : mode === 'password' ? 'Log in' : 'Use key'}</button>
-          <button type="button" onClick={close}>Cancel</button>
-        </div>
-      </form>
+          )}
+          {error && <p role="alert" class="error-text">{error}</p>}
+          <div class="row">
+            <button type="submit" class="primary" disabled={busy}>{busy ? 'Checking…' : mode === 'password' ? 'Log in' : 'Use key'}</button>
+            <button type="button" onClick={close}>Cancel</button>
+          </div>
+        </form>
+      </Tabs>
     </Dialog>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ErrorDetail, Outcome } from '../send.ts';
+import { Tabs } from './tabs.tsx';
 
 const FIELD_VIOLATION = 'tms.v1.FieldViolation';
 const RETRY_INFO = 'tms.v1.RetryInfo';
@@ -81,24 +82,31 @@ export function ResponsePane({ outcome, sequence, sending }: { outcome: Outcome 
               <Details details={outcome.error.details} />
             </div>
           )}
-          <div class="tabs" role="tablist" aria-label="Response parts">
-            <button type="button" role="tab" aria-selected={tab === 'body'} onClick={() => setTab('body')}>Body</button>
-            <button type="button" role="tab" aria-selected={tab === 'headers'} onClick={() => setTab('headers')}>Headers ({outcome.headers.length})</button>
-          </div>
-          {tab === 'body' ? (
-            <pre class="body" aria-label="Response body" tabIndex={0}>{prettyBody(outcome) || '(empty)'}</pre>
-          ) : (
-            <table aria-label="Response headers">
-              <tbody>
-                {outcome.headers.map(([name, value]) => (
-                  <tr key={name + value}>
-                    <th scope="row">{name}</th>
-                    <td>{value}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <Tabs
+            label="Response parts"
+            idPrefix="response"
+            tabs={[
+              { id: 'body', label: 'Body' },
+              { id: 'headers', label: `Headers (${outcome.headers.length})` },
+            ]}
+            selected={tab}
+            onSelect={setTab}
+          >
+            {tab === 'body' ? (
+              <pre class="body" aria-label="Response body" tabIndex={0}>{prettyBody(outcome) || '(empty)'}</pre>
+            ) : (
+              <table aria-label="Response headers">
+                <tbody>
+                  {outcome.headers.map(([name, value]) => (
+                    <tr key={name + value}>
+                      <th scope="row">{name}</th>
+                      <td>{value}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </Tabs>
         </>
       )}
     </section>

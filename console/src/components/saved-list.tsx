@@ -24,7 +24,7 @@ export function SavedList({ loggedIn, items, hasMore, error, onOpen, onDelete, o
               <span class="name">{item.name}</span>
               {item.share_token && <span class="muted"> · shared</span>}
             </button>
-            <button type="button" class="small" aria-label={`Delete ${item.name}`} onClick={() => onDelete(item)}>Delete</button>
+            <button type="button" class="small" aria-label={`Delete ${item.name}`} aria-haspopup="dialog" onClick={() => onDelete(item)}>Delete</button>
           </li>
         ))}
         {items.length === 0 && <li class="muted">Nothing saved yet: “Save” keeps the current request here.</li>}
