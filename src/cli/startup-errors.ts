@@ -1,9 +1,23 @@
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Config } from '../config.ts';
 import { ConfigError, configEnv } from '../config.ts';
 import { StoreOpenError } from '../store/storage.ts';
 import { AdminKeyRefusal } from '../accounts/access.ts';
 
 type Cause = Error & { code?: string; cause?: Cause; syscall?: string; path?: string };
+
+/** LevelDB's I/O error for a missing file: `IO error: <dir>/MANIFEST-000002: No such file or directory`. */
+const MISSING_FILE = /^IO error: (.*): No such file or directory$/;
+
+/**
+ * Whether a store (a folder with LevelDB's CURRENT) failed to open for a file its own records name (a manifest,
+ * a table, a log): damage, though LevelDB reports it as an I/O error. Its LOCK is no such file.
+ */
+function missingStoreFile(dir: string, cause: Cause): boolean {
+  const missing = cause.code === 'LEVEL_IO_ERROR' ? MISSING_FILE.exec(cause.message)?.[1] : undefined;
+  return missing !== undefined && basename(missing) !== 'LOCK' && existsSync(join(dir, 'CURRENT'));
+}
 
 const flagOf: Partial<Record<keyof Config, string>> = { dataDir: '--data-dir', port: '--port', host: '--host' };
 const setting = (key: keyof Config) => `${configEnv[key]}${flagOf[key] ? ` / ${flagOf[key]}` : ''}`;
@@ -25,7 +39,7 @@ export function explainStartupError(error: unknown, config: Config | undefined):
     if (cause.code === 'LEVEL_LOCKED') {
       return `the data folder ${dir} is in use by another tms process (its LevelDB lock is held); stop that process, or choose another folder with ${setting('dataDir')}`;
     }
-    if (cause.code === 'LEVEL_CORRUPTION') {
+    if (cause.code === 'LEVEL_CORRUPTION' || missingStoreFile(dir, cause)) {
       return `the store in ${dir} is damaged (${cause.message}); restore it from a backup, or move the folder away to start with an empty store`;
     }
     if (cause.code === 'EACCES' || cause.code === 'EPERM' || /permission denied/i.test(cause.message)) {

@@ -75,6 +75,9 @@ startup('a damaged store', async ({ dir }) => {
   await db.close();
   for (const name of await readdir(data)) if (name.startsWith('MANIFEST')) await writeFile(join(data, name), 'not a manifest');
   assertOneLine(await serve({ TMS_DATA_DIR: data }), /the store in .*damaged is damaged \(Corruption: .*\); restore it from a backup, or move the folder away/);
+  // A file the store's records name is gone: LevelDB calls it an I/O error; it is damage all the same.
+  await writeFile(join(data, 'CURRENT'), 'MANIFEST-000099\n');
+  assertOneLine(await serve({ TMS_DATA_DIR: data }), /the store in .*damaged is damaged \(IO error: .*MANIFEST-000099: No such file or directory\); restore it from a backup, or move the folder away/);
 });
 
 startup('a data folder path through a file', async ({ dir }) => {
