@@ -43,6 +43,7 @@ login('Send without credentials opens "Log in"; a wrong password keeps it open w
   assert.ok(!(await dialog.isVisible()));
   assert.ok((await responseJson(page)).events.length > 0);
   assert.ok(await page.getByRole('button', { name: 'Log out' }).isVisible());
+  assert.is(await page.evaluate(() => document.activeElement?.textContent), 'Send', 'focus is back where it was before the login');
   assert.equal(problems, []);
   await context.close();
 });

@@ -38,7 +38,8 @@ export function RequestPane({ draft, onChange, schema, onSend, sending, loggedIn
           {METHODS.map((m) => <option key={m} value={m} />)}
         </datalist>
         <input aria-label="Path" class="path" value={draft.path} spellcheck={false} onInput={(e) => onChange({ ...draft, path: e.currentTarget.value })} />
-        <button type="submit" class="primary" disabled={sending}>Send</button>
+        {/* aria-disabled, not disabled: a disabled button cannot hold focus, and the login dialog gives it back here. */}
+        <button type="submit" class="primary" aria-disabled={sending}>Send</button>
       </form>
       {rpc && <p class="muted">RPC: sent with Connect-Web (Connect protocol, JSON) to <code>{draft.path}</code>.</p>}
       <details open={draft.headers.length > 1}>
