@@ -345,13 +345,7 @@ test('a backup whose client leaves half way is logged as canceled, in one line w
     assert.match(head, /^HTTP\/1\.1 200 /);
     socket.destroy();
 
-    const linesOf = () =>
-      server
-        .stdout()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((line) => line['req_id'] === 'backup-left');
+    const linesOf = () => server.logEntries().filter((line) => line['req_id'] === 'backup-left');
     await eventually('the request line of the backup', () => linesOf().some((line) => line['msg'] === 'request'));
     const lines = linesOf();
     const cut = lines.find((line) => line['msg'] === 'backup stream cut: its connection closed before the end');

@@ -8,18 +8,12 @@ import { gzipSync } from 'node:zlib';
 import { call } from '../support/server.ts';
 import { eventually } from '../support/eventually.ts';
 import { CANCEL, FLAG, FRAME, frame, literalHeaders, rawHttp2, rstStream } from '../support/raw-http2.ts';
-import { startServeProcess } from '../support/serve-process.ts';
+import { startServeProcess, type ServeProcess } from '../support/serve-process.ts';
 
 const KEY = 'tms_test_request_log_key_0123456789';
 const BURST = 400;
 
-function requestLines(output: string): Record<string, unknown>[] {
-  return output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((entry) => entry['msg'] === 'request');
-}
+const requestLines = (server: ServeProcess): Record<string, unknown>[] => server.logEntries().filter((entry) => entry['msg'] === 'request');
 
 test('every finished request is already in the log, one structured line each, even in a burst', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
@@ -41,7 +35,7 @@ test('every finished request is already in the log, one structured line each, ev
     // written). One more round trip settles that: the server reads no new request before the completions of
     // its earlier writes have run. A log that defers its writes would still hold most of the burst here.
     assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
-    const lines = requestLines(server.output());
+    const lines = requestLines(server);
     const byId = new Map(lines.map((line) => [line['req_id'], line]));
     const missing = ids.filter((id) => !byId.has(id));
     assert.equal(missing, [], `${missing.length} finished requests not yet logged`);
@@ -88,7 +82,7 @@ test('a request whose client leaves before the answer is logged too, as canceled
     let line: Record<string, unknown> | undefined;
     for (let tries = 0; tries < 250 && !line; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      line = requestLines(server.output()).find((entry) => entry['req_id'] === 'walked-away');
+      line = requestLines(server).find((entry) => entry['req_id'] === 'walked-away');
     }
     assert.ok(line, 'the abandoned request has its log line');
     assert.is(line['code'], 'canceled');
@@ -114,7 +108,7 @@ test('a request refused for its rate is logged with the credential and account i
     }
     assert.ok(refusedId, 'the rate limit refused one');
     assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
-    const line = requestLines(server.output()).find((entry) => entry['req_id'] === refusedId);
+    const line = requestLines(server).find((entry) => entry['req_id'] === refusedId);
     assert.is(line?.['status'], 429);
     assert.is(line?.['code'], 'resource_exhausted');
     assert.match(String(line?.['key_id']), /^key_/);
@@ -135,7 +129,7 @@ test('share tokens in a path or a query string are not written to the log', asyn
     assert.is(inPath.status, 404);
     assert.is(inQuery.status, 400);
     assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
-    const byId = new Map(requestLines(server.output()).map((line) => [line['req_id'], line]));
+    const byId = new Map(requestLines(server).map((line) => [line['req_id'], line]));
     assert.is(byId.get('token-in-path')?.['path'], '/v1/console/shared/shr_[redacted]');
     assert.is(byId.get('token-in-query')?.['path'], '/v1/console/requests/req_abc?share_token=shr_[redacted]');
     assert.not.match(server.output(), /secretIn/);
@@ -164,7 +158,7 @@ test('calls connect-node reads (gRPC-Web, a compressed body, health) are logged 
       answers.set(id, await call(server, 'POST', path, { key: KEY, rawBody: body, headers: { 'content-type': contentType, 'x-request-id': id, ...extra } }));
     }
     assert.is((await call(server, 'GET', '/healthz', { key: null })).status, 200);
-    const byId = new Map(requestLines(server.output()).map((line) => [line['req_id'], line]));
+    const byId = new Map(requestLines(server).map((line) => [line['req_id'], line]));
     const logged = (id: string) => [byId.get(id)?.['protocol'], byId.get(id)?.['route'], byId.get(id)?.['code']];
     assert.equal(logged('web-ok'), ['grpc-web', 'tms.v1.EventService.SearchEvents', 'ok']);
     // gRPC-Web gives its status in a trailer of the body: a call that failed before any handler ran is not ok.
@@ -213,7 +207,7 @@ test('an HTTP/2 call its client cancels is logged as canceled (499) even when it
       await client.frameFrom(FRAME.headers, stream);
       client.socket.write(rstStream(stream, CANCEL));
     }
-    const loggedLines = () => new Map(requestLines(server.output()).map((line) => [line['req_id'], line]));
+    const loggedLines = () => new Map(requestLines(server).map((line) => [line['req_id'], line]));
     await eventually('a log line for each cancelled call', () => calls.every(([id]) => loggedLines().has(id)));
     client.socket.destroy();
     const lines = loggedLines();
@@ -253,7 +247,7 @@ test('an answer Node\'s HTTP parser calls for (bytes that are not HTTP, headers 
     assert.match(late, /^HTTP\/1\.1 408 /);
 
     const linesOf = () => {
-      const byId = new Map(requestLines(server.output()).map((line) => [line['req_id'], line]));
+      const byId = new Map(requestLines(server).map((line) => [line['req_id'], line]));
       return [byId.get(idOf(junk)), byId.get(idOf(late))];
     };
     await eventually('both answers logged', () => linesOf().every(Boolean));

@@ -182,12 +182,7 @@ test('a shutdown whose grace ends with requests still in flight says how many it
     // Half a body each: the requests stay in flight until the grace ends.
     await Promise.all([restInFlight(server.port, 'cut one'), restInFlight(server.port, 'cut two')]);
     assert.is(await server.stop('SIGTERM'), 0);
-    const lines = server
-      .stdout()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const cut = lines.find((line) => line['msg'] === 'shutdown grace ended: requests still in flight were cut');
+    const cut = server.logEntries().find((line) => line['msg'] === 'shutdown grace ended: requests still in flight were cut');
     assert.ok(cut, `a line says the grace ended: ${server.stdout()}`);
     assert.is(cut['requests'], 2);
     assert.is(cut['grace_ms'], 300);

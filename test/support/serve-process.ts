@@ -9,6 +9,8 @@ export interface ServeProcess {
   output(): string;
   /** Its stdout alone: the JSON log, one line per request. */
   stdout(): string;
+  /** The JSON log's lines, parsed (a line cut short by the read is left for the next call). */
+  logEntries(): Record<string, unknown>[];
   /** Sends the signal (SIGTERM by default) and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -65,6 +67,11 @@ export async function startServeProcess(dataDir: string, { args = [], env = {}, 
     port,
     output,
     stdout,
+    logEntries: () =>
+      stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.endsWith('}'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
     stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
