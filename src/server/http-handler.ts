@@ -15,6 +15,7 @@ import { serveRest, type RestDeps } from './rest/rest-handler.ts';
 import { failedCall } from './invoke.ts';
 import { tighterLimit, withDeadline } from '../api/deadline.ts';
 import { sendGrpcStatus } from './grpc/status-reply.ts';
+import { encodeGrpcMessagesOf } from './grpc/grpc-message.ts';
 import { authorizationHeader, sendError } from './http-io.ts';
 
 /** Routes that are not RPCs: health, metrics, API description, console. */
@@ -97,6 +98,7 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
         state.route = deps.rpcRoutes.get(path) ?? state.route;
         state.code = 'unknown';
         closeIfAnsweredEarly(req, res);
+        if (state.protocol !== 'connect') encodeGrpcMessagesOf(res);
         // Within the server's time limit, as every face's gate is; the call's own limit applies from its handler on.
         withDeadline(() => admitBeforeBody(deps, req, state), tighterLimit(deps.requestTimeoutMs, undefined, ''))
           .then(

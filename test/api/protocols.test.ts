@@ -2,9 +2,9 @@ import * as assert from 'uvu/assert';
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
-import { Client, credentials, status } from '@grpc/grpc-js';
+import { Client, credentials, Metadata, status } from '@grpc/grpc-js';
 import { TimelineService } from '../../src/gen/tms/v1/timeline_service_pb.ts';
-import { EventService } from '../../src/gen/tms/v1/event_service_pb.ts';
+import { EventService, SearchEventsRequestSchema, SearchEventsResponseSchema } from '../../src/gen/tms/v1/event_service_pb.ts';
 import {
   HealthCheckRequestSchema,
   HealthCheckResponseSchema,
@@ -15,7 +15,7 @@ import {
 import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from '../../src/gen/grpc/reflection/v1/reflection_pb.ts';
 import { call, startTestServer, type TestServer } from '../support/server.ts';
 import { asAdmin, connectSuite } from '../support/connect.ts';
-import { bidiStream, isServiceError, reader, serverStream, unary } from '../support/grpc.ts';
+import { bidiStream, grpcCall, isServiceError, reader, serverStream, unary } from '../support/grpc.ts';
 
 const protocols = connectSuite<{ server: TestServer }>('one port: Connect, gRPC-Web, gRPC, reflection, health');
 protocols.before(async (ctx) => {
@@ -86,6 +86,39 @@ protocols('Connect and gRPC-Web without a key are refused as unauthenticated, li
   }
 });
 
+protocols('gRPC: grpc-js reads an error message whole, punctuation, % and accents included, as REST gives it', async ({ server }) => {
+  const interval = { location: 'Paris', time_range: 'yesterday/today' };
+  const rest = await call(server, 'GET', '/v1/search-events', { body: interval });
+  assert.is(rest.status, 400, rest.text);
+  assert.match(rest.json.message, /[:/,]/, 'a message with the characters in question');
+  const bad = await grpcCall(server.port, 'tms.v1.EventService.SearchEvents', interval);
+  assert.is(bad.codeName, 'invalid_argument');
+  assert.is(bad.message, rest.json.message);
+
+  const id = 'café 100%/x';
+  const restMissing = await call(server, 'GET', `/v1/timeline/${encodeURIComponent(id)}`);
+  assert.is(restMissing.status, 404, restMissing.text);
+  const missing = await grpcCall(server.port, 'tms.v1.TimelineService.GetTimeline', { timeline_id: id });
+  assert.is(missing.codeName, 'not_found');
+  assert.is(missing.message, restMissing.json.message);
+  assert.match(missing.message, /café 100%\/x/);
+
+  // Through connect-node's path too: it reads compressed calls.
+  const client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure(), { 'grpc.default_compression_algorithm': 2 });
+  try {
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${server.adminKey}`);
+    await unary(client, '/tms.v1.EventService/SearchEvents', SearchEventsRequestSchema, SearchEventsResponseSchema, create(SearchEventsRequestSchema, { location: 'Paris', timeRange: 'yesterday/today' }), metadata);
+    assert.unreachable('a bad interval must fail');
+  } catch (error) {
+    assert.ok(isServiceError(error), String(error));
+    assert.is(error.code, status.INVALID_ARGUMENT);
+    assert.is(error.details, rest.json.message);
+  } finally {
+    client.close();
+  }
+});
+
 protocols('gRPC: an unknown method is UNIMPLEMENTED, with the message naming it', async ({ server }) => {
   const client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure());
   try {
@@ -94,7 +127,7 @@ protocols('gRPC: an unknown method is UNIMPLEMENTED, with the message naming it'
   } catch (error) {
     assert.ok(isServiceError(error), String(error));
     assert.is(error.code, status.UNIMPLEMENTED);
-    assert.is(decodeURIComponent(error.details), 'no RPC method /tms.v1.EventService/NoSuchMethod (unknown service or method)');
+    assert.is(error.details, 'no RPC method /tms.v1.EventService/NoSuchMethod (unknown service or method)', 'grpc-js reads the message whole');
   } finally {
     client.close();
   }

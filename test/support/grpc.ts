@@ -98,8 +98,8 @@ export function grpcCall(port: number, rpc: string, request: Record<string, unkn
       fromJson(method.input, request as JsonValue),
       authorizedBy(key),
       (error: ServiceError | null, response?: Message) => {
-        // connect-node percent-encodes grpc-message beyond what grpc-js decodes (':' '/' ','), so finish the decoding.
-        if (error) result = { code: error.code, codeName: names[error.code] ?? 'unknown', message: decodeURIComponent(error.details), json: undefined };
+        // grpc-js decodes grpc-message itself: the text here is the client's own reading.
+        if (error) result = { code: error.code, codeName: names[error.code] ?? 'unknown', message: error.details, json: undefined };
         else result = { code: 0, codeName: 'ok', message: '', json: toJson(method.output, response!, { useProtoFieldName: true }) };
       },
     );
