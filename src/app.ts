@@ -73,6 +73,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   // What was opened, closed in reverse order once in-flight requests are done.
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
+    health.endWatches();
     const cut = await server.close(config.shutdownGraceMs);
     if (cut > 0) logger.warn({ requests: cut, grace_ms: config.shutdownGraceMs }, 'shutdown grace ended: requests still in flight were cut');
     for (const close of closers.reverse()) await close();

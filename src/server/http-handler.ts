@@ -1,7 +1,7 @@
 import { constants, Http2ServerResponse } from 'node:http2';
 import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
 import { Code, ConnectError } from '@connectrpc/connect';
-import type { AnyRequest, AnyResponse, ClientErrorAnswer, RequestHandler } from './one-port.ts';
+import { cutByShutdown, type AnyRequest, type AnyResponse, type ClientErrorAnswer, type RequestHandler } from './one-port.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { plainAddress, type ClientAddresses } from './client-address.ts';
@@ -201,6 +201,8 @@ function answeredCode(res: AnyResponse, protocol: RequestState['protocol']): str
 
 /** The status logged for a request whose client left before the answer was written (nginx's convention). */
 const CLIENT_CLOSED_REQUEST = 499;
+/** The status logged for a request whose connection the server closed without an answer (nginx's convention). */
+const NO_RESPONSE = 444;
 
 /** A share token is a credential to its saved request: the log keeps its place in the path, not its value. */
 const SHARE_TOKEN = /shr_[\w-]+/g;
@@ -219,7 +221,8 @@ const cancelledByClient = (res: AnyResponse): boolean => res instanceof Http2Ser
 function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, state: RequestState, started: number): void {
   const seconds = (performance.now() - started) / 1000;
   const answered = res.writableEnded && !cancelledByClient(res);
-  if (!answered) state.code = 'canceled';
+  const cut = !answered && cutByShutdown(res);
+  if (!answered) state.code = cut ? 'unavailable' : 'canceled';
   else if (state.code === 'unknown') state.code = answeredCode(res, state.protocol) ?? 'unknown';
   deps.metrics.observe(state.route, state.protocol, state.code, seconds);
   const level = state.failure === undefined ? 'info' : 'error';
@@ -231,7 +234,7 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
       path: loggedPath(req.url),
       protocol: state.protocol,
       route: state.route,
-      status: answered ? res.statusCode : CLIENT_CLOSED_REQUEST,
+      status: answered ? res.statusCode : cut ? NO_RESPONSE : CLIENT_CLOSED_REQUEST,
       code: state.code,
       duration_ms: Math.round(seconds * 100_000) / 100,
       key_id: state.credentialId,

@@ -58,12 +58,18 @@ export interface OnePortOptions {
   onClientError?: (answer: ClientErrorAnswer) => void;
 }
 
+/** Responses still in flight when a shutdown's grace ended: the server closed their connections. */
+const cutAtShutdown = new WeakSet<AnyResponse>();
+
+/** Whether the server closed this response's connection at the end of a shutdown's grace (no answer went out). */
+export const cutByShutdown = (res: AnyResponse): boolean => cutAtShutdown.has(res);
+
 export function createOnePortServer(handler: RequestHandler, options: OnePortOptions = {}): OnePortServer {
   const { tls } = options;
-  let inFlight = 0;
+  const inFlight = new Set<AnyResponse>();
   const tracked: RequestHandler = (req, res) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
     if (options.requestTimeoutMs && req.httpVersionMajor === 2) {
       limitHttp2Body(req as Http2ServerRequest, res as Http2ServerResponse, options.requestTimeoutMs, requestTimeouts(options.requestTimeoutMs).requestTimeout);
     }
@@ -97,7 +103,7 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
 
   return {
     get inFlight() {
-      return inFlight;
+      return inFlight.size;
     },
     listen(port, host) {
       return new Promise((resolve, reject) => {
@@ -117,8 +123,9 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
       h1.closeIdleConnections();
       for (const session of sessions) session.close();
       const deadline = Date.now() + graceMs;
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      const cut = inFlight;
+      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      const cut = inFlight.size;
+      for (const res of inFlight) cutAtShutdown.add(res);
       h1.closeAllConnections();
       for (const socket of sockets) socket.destroy();
       // Stops its connection checks; it was never bound, so 'not running' is expected.

@@ -8,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { CreateTimelineRequestSchema, CreateTimelineResponseSchema } from '../../src/gen/tms/v1/timeline_service_pb.ts';
+import { Client, credentials, status } from '@grpc/grpc-js';
+import { HealthCheckRequestSchema, HealthCheckResponseSchema, HealthCheckResponse_ServingStatus, type HealthCheckResponse } from '../../src/gen/grpc/health/v1/health_pb.ts';
 import { ADMIN_KEY, call } from '../support/server.ts';
+import { isServiceError, reader, serverStream } from '../support/grpc.ts';
 import { startServeProcess } from '../support/serve-process.ts';
 
 const REST_REQUESTS = 20;
@@ -187,6 +190,15 @@ test('a shutdown whose grace ends with requests still in flight says how many it
     assert.is(cut['requests'], 2);
     assert.is(cut['grace_ms'], 300);
     assert.is(cut['level'], 40, 'a warning');
+    const requests = server.logEntries().filter((line) => line['msg'] === 'request' && line['route'] === 'tms.v1.TimelineService.CreateTimeline');
+    assert.equal(
+      requests.map((line) => [line['code'], line['status']]),
+      [
+        ['unavailable', 444],
+        ['unavailable', 444],
+      ],
+      'logged as cut by the server (no answer went out), not as clients that left',
+    );
   } finally {
     await server.stop('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
@@ -203,6 +215,33 @@ test('a shutdown that finished every request in its grace has no such line', asy
     assert.match(server.stdout(), /shutting down: finishing in-flight requests/);
     assert.not.match(server.stdout(), /shutdown grace ended/);
   } finally {
+    await server.stop('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
+test('an open health Watch does not hold a shutdown: it ends with UNAVAILABLE once the server stops serving', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-shutdown-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', ADMIN_KEY, '--rate-limit', '0', '--shutdown-grace-ms', '30000'] });
+  const client = new Client(`127.0.0.1:${server.port}`, credentials.createInsecure());
+  try {
+    const call = serverStream(client, '/grpc.health.v1.Health/Watch', HealthCheckRequestSchema, HealthCheckResponseSchema, create(HealthCheckRequestSchema, {}));
+    const ended = new Promise<unknown>((resolve) => call.once('error', resolve));
+    const messages = reader<HealthCheckResponse>(call);
+    assert.is((await messages.next()).status, HealthCheckResponse_ServingStatus.SERVING);
+    const started = Date.now();
+    const exited = server.stop('SIGTERM');
+    assert.is((await messages.next()).status, HealthCheckResponse_ServingStatus.NOT_SERVING, 'the watcher hears of the shutdown first');
+    const error = await ended;
+    assert.ok(isServiceError(error) && error.code === status.UNAVAILABLE, String(error));
+    assert.is(await exited, 0);
+    assert.ok(Date.now() - started < 15_000, `the watch did not hold the 30 s grace (${Date.now() - started} ms)`);
+    assert.not.match(server.stdout(), /shutdown grace ended/);
+    const line = server.logEntries().find((entry) => entry['msg'] === 'request' && entry['route'] === 'grpc.health.v1.Health.Watch');
+    assert.equal({ code: line?.['code'], protocol: line?.['protocol'] }, { code: 'unavailable', protocol: 'grpc' });
+  } finally {
+    client.close();
     await server.stop('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
     await rm(`${dataDir}.stdout`, { force: true });

@@ -143,4 +143,23 @@ health('shutdown turns everything NOT_SERVING, tells watchers, and ignores later
   await eventually('the watcher to end', () => state.watcherCount === 0);
 });
 
+health('when the server stops serving, watches end with UNAVAILABLE after the last status, and a later one after its first', async ({ harness, state }) => {
+  const first = watch(harness, '');
+  assert.is((await first.messages.next()).status, Serving.SERVING);
+  state.shutdown();
+  assert.is((await first.messages.next()).status, Serving.NOT_SERVING);
+  state.endWatches();
+  const ended = new Promise<unknown>((resolve) => first.call.once('error', resolve));
+  const error = await ended;
+  assert.ok(isServiceError(error), String(error));
+  assert.is(error.code, GrpcStatus.UNAVAILABLE);
+  assert.match(error.details, /shutting down/);
+  await eventually('the watcher to end', () => state.watcherCount === 0);
+
+  const later = watch(harness, '');
+  assert.is((await later.messages.next()).status, Serving.NOT_SERVING);
+  const laterError = await new Promise<unknown>((resolve) => later.call.once('error', resolve));
+  assert.ok(isServiceError(laterError) && laterError.code === GrpcStatus.UNAVAILABLE, String(laterError));
+});
+
 health.run();

@@ -1,7 +1,8 @@
 /** What the gRPC health service reports for a service; the empty name stands for the whole server. */
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';
 
-type StatusListener = (status: ServingStatus) => void;
+/** A status change, or undefined: watches have ended (the server is stopping). */
+type StatusListener = (status: ServingStatus | undefined) => void;
 
 /**
  * The serving status of the server and of each service, as the gRPC health service reports it. Starts with
@@ -11,6 +12,7 @@ export class HealthState {
   readonly #statuses = new Map<string, ServingStatus>([['', 'SERVING']]);
   readonly #listeners = new Map<string, Set<StatusListener>>();
   #shutDown = false;
+  #watchesEnded = false;
 
   setStatus(service: string, status: ServingStatus): void {
     if (this.#shutDown) return;
@@ -36,7 +38,23 @@ export class HealthState {
     this.#shutDown = true;
   }
 
-  /** Calls `listener` on each change of `service`'s status, until the returned function is called. */
+  /**
+   * The server stops serving: every watch ends (they would otherwise hold a graceful shutdown for its whole grace,
+   * since a watch never ends by itself), and later ones end after their first status.
+   */
+  endWatches(): void {
+    this.#watchesEnded = true;
+    for (const listeners of this.#listeners.values()) for (const listener of [...listeners]) listener(undefined);
+  }
+
+  get watchesEnded(): boolean {
+    return this.#watchesEnded;
+  }
+
+  /**
+   * Calls `listener` on each change of `service`'s status, and with undefined when watches end, until the returned
+   * function is called.
+   */
   watch(service: string, listener: StatusListener): () => void {
     let listeners = this.#listeners.get(service);
     if (!listeners) this.#listeners.set(service, (listeners = new Set()));

@@ -15,7 +15,7 @@ const wireStatus: Record<ServingStatus, WireStatus> = {
 /**
  * Serves `grpc.health.v1.Health` from `health`: Check (NOT_FOUND for an unknown service), List, and Watch
  * (the current status, SERVICE_UNKNOWN while the service is unknown, then every change until the client
- * goes away).
+ * goes away, or until the server stops serving: then UNAVAILABLE).
  */
 export function registerHealth(router: ConnectRouter, health: HealthState): void {
   router.service(Health, {
@@ -45,7 +45,7 @@ async function* watchStatus(health: HealthState, service: string, signal: AbortS
     wake = undefined;
   };
   const unwatch = health.watch(service, (status) => {
-    changes.push(status);
+    if (status !== undefined) changes.push(status);
     wakeUp();
   });
   signal.addEventListener('abort', wakeUp);
@@ -54,11 +54,12 @@ async function* watchStatus(health: HealthState, service: string, signal: AbortS
     yield { status: current === undefined ? WireStatus.SERVICE_UNKNOWN : wireStatus[current] };
     while (!signal.aborted) {
       const status = changes.shift();
-      if (status === undefined) {
-        await new Promise<void>((resolve) => (wake = resolve));
+      if (status !== undefined) {
+        yield { status: wireStatus[status] };
         continue;
       }
-      yield { status: wireStatus[status] };
+      if (health.watchesEnded) throw new ConnectError('the server is shutting down; watch another instance', Code.Unavailable);
+      await new Promise<void>((resolve) => (wake = resolve));
     }
     // A watch ends only when its call does (a deadline, the client gone, the server stopping): never as a success.
     throw ConnectError.from(signal.reason);
