@@ -37,7 +37,7 @@ function sweep(): void {
     entry.onExpire(
       new ApiError(
         'deadline_exceeded',
-        `request: not finished within ${entry.limit.ms} ms (${entry.limit.source}); a change it was making may still complete, so read before retrying`,
+        `request: not finished within ${entry.limit.ms} ms (${entry.limit.source}); a write may still complete after this answer, so read before retrying one`,
       ),
     );
   }

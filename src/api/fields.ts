@@ -58,5 +58,8 @@ export const pageSizeField = z.preprocess(
 export const booleanField = z.boolean();
 
 
-export const timelineIdField = blankAsMissing(idField.default(PRIMARY_TIMELINE_ID));
+/** Optional: left out (or `""`), it is primary; blanks alone are a mistake, not a way to say primary. */
+export const timelineIdField = blankAsMissing(
+  z.string().trim().min(1, `is blank: give a timeline id, or leave the field out for "${PRIMARY_TIMELINE_ID}"`).max(200, 'must be at most 200 characters').default(PRIMARY_TIMELINE_ID),
+);
 export const pageTokenField = blankAsMissing(z.string().max(2000, 'must be at most 2000 characters').optional());

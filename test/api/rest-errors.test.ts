@@ -128,6 +128,9 @@ errors('blanks alone are refused by name, neither kept as a value nor taken for 
     assert.match(res.json.message, /is (blank|required)/, `${path} ${field}`);
   }
   assert.is((await call(server, 'GET', '/v1/timelines')).json.timelines.length, before, 'no timeline was made');
+  const blankTimeline = await call(server, 'GET', '/v1/check-paradox', { body: { timeline_id: '   ' } });
+  expectError(blankTimeline, 400, 'invalid_argument', 'timeline_id');
+  assert.is(blankTimeline.json.message, 'timeline_id: is blank: give a timeline id, or leave the field out for "primary"', 'an optional field is not "required"');
   const long = await call(server, 'POST', '/v1/create-parallel-timeline', { body: { base_timeline_id: 'primary', variation: 'x'.repeat(2001) } });
   expectError(long, 400, 'invalid_argument', 'variation');
   assert.is(long.json.message, 'variation: must be at most 2000 characters');

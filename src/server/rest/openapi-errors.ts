@@ -95,7 +95,7 @@ const ERROR_RESPONSES: Record<string, { status: string; description: string; err
   DeadlineExceeded: {
     status: '504',
     description: 'deadline_exceeded: not finished within TMS_REQUEST_TIMEOUT_MS.',
-    error: new ApiError('deadline_exceeded', 'request: not finished within 30000 ms (TMS_REQUEST_TIMEOUT_MS); a change it was making may still complete, so read before retrying'),
+    error: new ApiError('deadline_exceeded', 'request: not finished within 30000 ms (TMS_REQUEST_TIMEOUT_MS); a write may still complete after this answer, so read before retrying one'),
   },
   InternalError: {
     status: 'default',
