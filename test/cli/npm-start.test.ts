@@ -29,7 +29,7 @@ test('SIGTERM to `npm start` shuts the service down gracefully; `npm start --sil
   const npm = spawn('npm', ['start', '--silent', '--', '--port', '0', '--data-dir', join(dir, 'data')], { cwd: root, stdio: ['ignore', out, 'pipe'], env: process.env });
   closeSync(out);
   let stderr = '';
-  npm.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  npm.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
   try {
     await eventually('npm start listening', () => /listening on http:\/\/127\.0\.0\.1:\d+/.test(stderr), 60_000, 50);
