@@ -130,6 +130,8 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: N
   if (fromFlag.has('dataDir')) delete raw['databaseUrl'];
   // A value is named the way it was given: by its flag, or else by its environment variable.
   const source = (key: keyof Config) => (fromFlag.has(key) ? configFlags[key].split(' ')[0]! : configEnv[key]);
+  // A value nobody gave is the default: said so, lest the operator look for a setting that is not there.
+  const named = (key: keyof Config) => (raw[key] === undefined ? `${configEnv[key]}, its default` : source(key));
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -144,7 +146,7 @@ export function loadConfig(flags: Partial<Record<keyof Config, unknown>>, env: N
   }
   if (config.defaultPageSize > config.maxPageSize) {
     throw new ConfigError(
-      `configuration defaultPageSize (${source('defaultPageSize')}): ${config.defaultPageSize} is above maxPageSize (${source('maxPageSize')}) ${config.maxPageSize}; lower it or raise the maximum`,
+      `configuration defaultPageSize (${named('defaultPageSize')}): ${config.defaultPageSize} is above maxPageSize (${named('maxPageSize')}) ${config.maxPageSize}; lower it or raise the maximum`,
     );
   }
   return config;

@@ -82,7 +82,7 @@ function requestBackup(base: string, key: string): Promise<IncomingMessage> {
           res.statusCode === 401
             ? 'give an API key of an admin account with --key or TMS_KEY'
             : res.statusCode === 403
-              ? 'give a key with the "admin" scope (tms keys create --user admin --name backup --scopes admin)'
+              ? 'give a key with the "admin" scope (POST /v1/keys with {"name":"backup","scopes":["admin"]} as an admin, or tms keys create --user admin --name backup --scopes admin with the service stopped)'
               : res.statusCode === 404
                 ? `is ${base} a tms service of this version? give its address with --url`
                 : res.statusCode === 503

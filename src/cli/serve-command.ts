@@ -34,7 +34,7 @@ const SAME_SIGNAL_MS = 1000;
 export function serveCommand(): Command {
   const command = new Command('serve').description('run the service (the default command)');
   for (const [key, help] of flagHelp) command.addOption(new Option(configFlags[key], `${help} (env ${configEnv[key]})`));
-  command.option(configFlags.seedCatalogue, 'do not load the historical catalogue into an empty primary timeline');
+  command.option(configFlags.seedCatalogue, `do not load the historical catalogue into an empty primary timeline (env ${configEnv.seedCatalogue}=false)`);
   command.action(async (options: Record<string, unknown>) => {
     let config: Config | undefined;
     let logger: Logger;

@@ -259,7 +259,7 @@ test('GET /v1/admin/backup: 401 without a key, 403 for a key without admin, in t
 
     const url = `http://127.0.0.1:${server.port}`;
     const asReader = await tms(['backup', join(dir, 'a.tmsbackup'), '--url', url, '--key', reader]);
-    assert.match(refusal(asReader), /^error: the service at .* refused the backup \(403 permission_denied: .*\); give a key with the "admin" scope/);
+    assert.match(refusal(asReader), /^error: the service at .* refused the backup \(403 permission_denied: .*\); give a key with the "admin" scope \(POST \/v1\/keys .* as an admin, or tms keys create .* with the service stopped\)$/);
     const noKey = await tms(['backup', join(dir, 'a.tmsbackup'), '--url', url, '--key', 'tms_key_wrong']);
     assert.match(refusal(noKey), /^error: the service at .* refused the backup \(401 unauthenticated: .*\); give an API key of an admin account with --key or TMS_KEY$/);
     assert.equal(await readdir(dir), [], 'no file, not even a partial one');

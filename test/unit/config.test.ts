@@ -32,7 +32,11 @@ test('a bad value names the setting and its variable', () => {
   assert.throws(() => loadConfig({}, { TMS_SEED_CATALOGUE: 'maybe' }), /configuration seedCatalogue \(TMS_SEED_CATALOGUE\): must be true or false/);
   assert.throws(
     () => loadConfig({}, { TMS_MAX_PAGE_SIZE: '20' }),
-    /configuration defaultPageSize \(TMS_DEFAULT_PAGE_SIZE\): 50 is above maxPageSize \(TMS_MAX_PAGE_SIZE\) 20/,
+    /configuration defaultPageSize \(TMS_DEFAULT_PAGE_SIZE, its default\): 50 is above maxPageSize \(TMS_MAX_PAGE_SIZE\) 20/,
+  );
+  assert.throws(
+    () => loadConfig({ defaultPageSize: '2000' }, {}),
+    /^configuration defaultPageSize \(--default-page-size\): 2000 is above maxPageSize \(TMS_MAX_PAGE_SIZE, its default\) 1000/,
   );
   assert.is(loadConfig({}, { TMS_MAX_PAGE_SIZE: '20', TMS_DEFAULT_PAGE_SIZE: '20' }).defaultPageSize, 20);
   assert.throws(() => loadConfig({}, { TMS_ADMIN_KEY: 'short' }), /at least 16 characters/);
