@@ -113,9 +113,12 @@ export function createHttpHandler(deps: HttpHandlerDeps): RequestHandler {
       }
       return;
     }
-    const plain = deps.plainRoutes.get(path) ?? deps.prefixRoutes.find(([prefix]) => path.startsWith(prefix))?.[1];
+    const exact = deps.plainRoutes.get(path);
+    const prefixed = exact ? undefined : deps.prefixRoutes.find(([prefix]) => path.startsWith(prefix));
+    const plain = exact ?? prefixed?.[1];
     if (plain) {
-      state.route = path;
+      // A route label is one of a few: every path under a prefix is one route, or anyone could make series without end.
+      state.route = prefixed ? `${prefixed[0]}*` : path;
       res.setHeader('x-request-id', requestId);
       if (!PLAIN_METHODS.includes(method)) {
         answerWrongMethod(res, state, method, path, PLAIN_METHODS);

@@ -35,6 +35,14 @@ metrics('needs no key, is Prometheus text, and counts requests and latency by ro
   assert.ok(sample(after, 'tms_requests_total', 'route="tms.v1.EventService.SearchEvents",protocol="grpc",code="ok"')! >= 1, 'gRPC counted under its own protocol');
 });
 
+metrics('paths under a prefix route are one route: made-up console paths cannot make series without end', async ({ server }) => {
+  const paths = Array.from({ length: 5 }, (_, i) => `/console/assets/made-up-${i}-${'a'.repeat(200)}`);
+  for (const path of paths) assert.is((await call(server, 'GET', path, { key: null })).status, 404);
+  const text = (await call(server, 'GET', '/metrics', { key: null })).text;
+  assert.match(text, /tms_requests_total\{route="\/console\/\*",protocol="http",code="not_found"\} 5\n/);
+  assert.not.match(text, /made-up/, 'no path becomes a label');
+});
+
 metrics('a scrape reads the request counts without moving them: two in a row agree, and with the latency count', async ({ server }) => {
   for (let i = 0; i < 2; i++) assert.is((await call(server, 'GET', '/v1/search-events', { body: { location: 'Rome', page_size: 1 } })).status, 200);
   const first = (await call(server, 'GET', '/metrics', { key: null })).text;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PlainRoute } from '../http-handler.ts';
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
+import type { RequestState } from '../request-state.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { PAGE_CONTENT_TYPE, type Asset, type ConsoleAssets } from './console-assets.ts';
 import { ApiError } from '../../domain/errors.ts';
@@ -56,15 +57,15 @@ export function consoleRoutes(assets: Promise<ConsoleAssets>, logger: Logger): C
     failure = error as Error;
     logger.error({ err: error }, 'the try-it console could not be built; /console answers 503');
   });
-  const withAssets = (serve: (loaded: ConsoleAssets, req: AnyRequest, res: AnyResponse) => void): PlainRoute => async (req, res) => {
+  const withAssets = (serve: (loaded: ConsoleAssets, req: AnyRequest, res: AnyResponse, state: RequestState) => void): PlainRoute => async (req, res, state) => {
     let loaded: ConsoleAssets;
     try {
       loaded = await assets;
     } catch {
-      sendError(res, new ApiError('unavailable', `the try-it console is not available: ${failure?.message ?? 'build failed'}`), { ...CONSOLE_SECURITY_HEADERS });
+      refuse(res, state, new ApiError('unavailable', `the try-it console is not available: ${failure?.message ?? 'build failed'}`));
       return;
     }
-    serve(loaded, req, res);
+    serve(loaded, req, res, state);
   };
   const page = withAssets((loaded, req, res) => {
     // A fresh nonce per response, so the page is never answered from a validator (no ETag).
@@ -87,17 +88,23 @@ export function consoleRoutes(assets: Promise<ConsoleAssets>, logger: Logger): C
     ]),
     prefix: [
       '/console/',
-      withAssets((loaded, req, res) => {
+      withAssets((loaded, req, res, state) => {
         const path = (req.url ?? '').split('?')[0]!;
         const file = path.startsWith(ASSETS) ? loaded.files.get(path.slice(ASSETS.length)) : undefined;
         if (!file) {
-          sendError(res, new ApiError('not_found', `no console file ${path}`), { ...CONSOLE_SECURITY_HEADERS });
+          refuse(res, state, new ApiError('not_found', `no console file ${path}`));
           return;
         }
         send(req, res, file, ASSET_CACHE);
       }),
     ],
   };
+}
+
+/** An error answer, counted and logged by its code. */
+function refuse(res: AnyResponse, state: RequestState, error: ApiError): void {
+  state.code = error.code;
+  sendError(res, error, { ...CONSOLE_SECURITY_HEADERS });
 }
 
 function send(req: AnyRequest, res: AnyResponse, file: Asset, cacheControl: string): void {
