@@ -13,6 +13,7 @@ import { AnchorStabilityChecker } from './analysis/anchor-stability-checker.ts';
 import { loadCatalogueIfEmpty } from './catalogue/load.ts';
 import { Metrics } from './observability/metrics.ts';
 import { createOperations } from './api/operations/index.ts';
+import { timelinesOwnedBy } from './accounts/owned-by-name.ts';
 import { createGate } from './server/access-gate.ts';
 import { answerUnknownRpc, createHttpHandler, logClientError } from './server/http-handler.ts';
 import { createOnePortServer, type ClientErrorAnswer, type RequestHandler } from './server/one-port.ts';
@@ -96,7 +97,11 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       if (loaded) logger.info({ events: loaded }, 'catalogue loaded into primary');
     }
     readiness.starting('opening accounts');
-    const access = await AccessControl.open(storage.accounts, { sessionTtlMs: config.sessionTtlMs, throttle: { lockMs: config.loginLockMs } });
+    const access = await AccessControl.open(storage.accounts, {
+      sessionTtlMs: config.sessionTtlMs,
+      throttle: { lockMs: config.loginLockMs },
+      ownedByName: timelinesOwnedBy(store),
+    });
     closers.push(() => access.close());
     const bootstrap = await access.ensureAdmin(config.adminKey ? { adminKey: config.adminKey } : {});
     const pool = new AnalysisPool(config.analysisThreads ? { threads: config.analysisThreads } : {});

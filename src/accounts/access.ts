@@ -1,4 +1,4 @@
-import { ApiError, invalidArgument } from '../domain/errors.ts';
+import { ApiError, fieldViolation, invalidArgument } from '../domain/errors.ts';
 import { FreshCheck } from '../store/fresh-check.ts';
 import { WriterQueues } from '../store/writer-queues.ts';
 import { noSuchAccount, type AccountChanges, type AccountStore, type LoadedAccounts, type Lockout } from './account-store.ts';
@@ -34,6 +34,11 @@ export interface AccessOptions {
   scrypt?: ScryptCost;
   /** Where background write failures go (default: a process warning). */
   onError?: (error: unknown) => void;
+  /**
+   * How many records outside the account store (timelines) a username still owns. Ownership is by name, so a new
+   * account may not take the name of a deleted one whose timelines remain: it would inherit them.
+   */
+  ownedByName?: (username: string) => Promise<number>;
 }
 
 export interface LoginResult {
@@ -123,6 +128,7 @@ export class AccessControl {
   private readonly sessionTtlMs: number;
   private readonly cost: ScryptCost;
   private readonly onError: (error: unknown) => void;
+  private readonly ownedByName: AccessOptions['ownedByName'];
   private readonly timer: NodeJS.Timeout;
   /** Every write goes through one queue, so that records reach the disk in the order they changed. */
   private readonly writes = new WriterQueues();
@@ -147,6 +153,7 @@ export class AccessControl {
     this.throttle = new LoginThrottle({ ...options.throttle, onLock: (lockout) => this.shareLockout(lockout) }, this.now);
     if (store.stamp) this.fresh = new FreshCheck(() => this.reloadIfChanged());
     this.onError = options.onError ?? ((error) => process.emitWarning(`account store: ${String(error)}`));
+    this.ownedByName = options.ownedByName;
     this.timer = setInterval(() => void this.flush().catch(this.onError), options.flushIntervalMs ?? 5_000);
     this.timer.unref();
   }
@@ -359,6 +366,14 @@ export class AccessControl {
     const generated = input.password === undefined || input.password === null || input.password === '';
     const password = generated ? newPassword() : checkPassword(input.password);
     this.assertNewUsername(username);
+    const leftOver = (await this.ownedByName?.(username)) ?? 0;
+    if (leftOver > 0) {
+      throw new ApiError(
+        'failed_precondition',
+        `username: "${username}" still owns ${leftOver} timeline${leftOver === 1 ? '' : 's'} of a deleted account of that name, which a new account would inherit; delete ${leftOver === 1 ? 'it' : 'them'} first (admins see ${leftOver === 1 ? 'it' : 'them'}), or choose another name`,
+        [fieldViolation('username', 'owns timelines of a deleted account')],
+      );
+    }
     const passwordHash = await hashPassword(password, this.cost);
     this.assertNewUsername(username);
     const record: AccountRecord = {

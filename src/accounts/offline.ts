@@ -1,6 +1,7 @@
 import { SavedRequests } from '../saved-requests/saved-requests.ts';
 import { openStorage, StoreOpenError } from '../store/storage.ts';
 import { AccessControl } from './access.ts';
+import { timelinesOwnedBy } from './owned-by-name.ts';
 import type { AccessOptions } from './access.ts';
 
 export interface OfflineAccess {
@@ -24,7 +25,7 @@ export async function openOffline(dataDir: string, options: { create?: boolean; 
     throw new Error(explainOpenFailure(dataDir, error), { cause: error });
   }
   try {
-    const access = await AccessControl.open(storage.accounts, accessOptions);
+    const access = await AccessControl.open(storage.accounts, { ownedByName: timelinesOwnedBy(storage.timelines), ...accessOptions });
     return {
       access,
       savedRequests: new SavedRequests(storage.savedRequests),
