@@ -56,7 +56,11 @@ export interface OnePortOptions {
   requestTimeoutMs?: number;
   /** Told of each answer to bytes that were not a request (not HTTP/1.1, headers too large or too late). */
   onClientError?: (answer: ClientErrorAnswer) => void;
+  /** How long a connection with no request in flight stays open: HTTP/1.1 keep-alive, an HTTP/2 session with no stream. */
+  idleMs?: number;
 }
+
+const IDLE_MS = 65_000;
 
 /** Responses still in flight when a shutdown's grace ended: the server closed their connections. */
 const cutAtShutdown = new WeakSet<AnyResponse>();
@@ -78,9 +82,10 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
 
   const sockets = new Set<Socket>();
   const sessions = new Set<ServerHttp2Session>();
+  const idleMs = options.idleMs ?? IDLE_MS;
   const h1 = createHttpServer(
     {
-      keepAliveTimeout: 65_000,
+      keepAliveTimeout: idleMs,
       ...(options.requestTimeoutMs && requestTimeouts(options.requestTimeoutMs)),
     },
     tracked,
@@ -90,6 +95,7 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
   h2.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
+    closeWhenIdle(session, idleMs);
   });
   const front: NetServer = tls
     ? createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: ['h2', 'http/1.1'], noDelay: true }, (socket: TLSSocket) =>
@@ -134,6 +140,28 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortOpt
       return cut;
     },
   };
+}
+
+/**
+ * Closes (GOAWAY) a session that has had no stream open for `idleMs`, as HTTP/1.1 closes an idle keep-alive
+ * connection; a session that never sends a request would otherwise hold its connection for good. A stream open
+ * for long (a health Watch) keeps its session.
+ */
+function closeWhenIdle(session: ServerHttp2Session, idleMs: number): void {
+  let open = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    timer = setTimeout(() => session.close(), idleMs);
+    timer.unref();
+  };
+  arm();
+  session.on('stream', (stream) => {
+    if (open++ === 0) clearTimeout(timer);
+    stream.once('close', () => {
+      if (--open === 0 && !session.closed && !session.destroyed) arm();
+    });
+  });
+  session.once('close', () => clearTimeout(timer));
 }
 
 /**
