@@ -179,20 +179,22 @@ export class LoginThrottle {
     return subject;
   }
 
-  /** Forget subjects that are not locked and have been quiet for a while; failing that, the oldest. */
+  /**
+   * Forgets subjects that are not locked and have been quiet for a while; failing that, a tenth of the map, those
+   * closest to nothing first: fewest failures and locks, then the longest quiet. An attacker who sprays names with
+   * one failure each so cannot make the throttle forget an account it has nearly locked; it would have to give
+   * every name more failures than that account has. Locked subjects go last.
+   */
   private evict(map: Map<string, Subject>, now: number): void {
     const quietMs = 2 * this.maxLockMs;
     for (const [name, subject] of map) {
       if (subject.lockedUntil <= now && now - subject.lastSeen > quietMs) map.delete(name);
     }
-    for (const [name, subject] of map) {
-      if (map.size < this.maxEntries) break;
-      if (subject.lockedUntil <= now) map.delete(name);
-    }
-    for (const name of map.keys()) {
-      if (map.size < this.maxEntries) break;
-      map.delete(name);
-    }
+    if (map.size < this.maxEntries) return;
+    const weight = (subject: Subject) => (subject.lockedUntil > now ? Infinity : subject.failures + subject.locks * this.accountLimit);
+    const leastFirst = [...map].sort(([, a], [, b]) => weight(a) - weight(b) || a.lastSeen - b.lastSeen);
+    const room = Math.max(1, Math.ceil(this.maxEntries / 10));
+    for (const [name] of leastFirst.slice(0, room)) map.delete(name);
   }
 }
 

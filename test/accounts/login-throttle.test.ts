@@ -36,6 +36,18 @@ test('a success with nothing else under way forgets the account: the next lock i
   assert.not.ok(locked(throttle, 'bob', 'd'), 'not the doubled 2 s');
 });
 
+test('a spray of new names cannot make the throttle forget an account it has nearly locked', () => {
+  let now = 0;
+  const throttle = new LoginThrottle({ accountLimit: 10, clientLimit: 1_000_000, maxEntries: 100 }, () => now);
+  for (let i = 0; i < 9; i++) throttle.begin('alice', '10.0.0.1').failed();
+  for (let i = 0; i < 1000; i++) {
+    now += 1;
+    throttle.begin(`junk${i}`, `10.1.${i >> 8}.${i & 255}`).failed();
+  }
+  throttle.begin('alice', '10.0.0.1').failed();
+  assert.ok(locked(throttle, 'alice', '10.0.0.2'), 'the tenth failure still locks alice');
+});
+
 test('an IPv6 client is counted by its /64: taking another address in it does not escape the lock', () => {
   const throttle = new LoginThrottle({ accountLimit: 100, clientLimit: 3 }, () => 0);
   for (const address of ['2001:db8:1:2::1', '2001:db8:1:2:aaaa::7', '2001:DB8:1:2:ffff:ffff:ffff:fffe']) throttle.begin('alice', address).failed();
