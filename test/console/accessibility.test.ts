@@ -126,6 +126,21 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await setBody(page, '{"base_timeline_id": 5}');
     assert.is(await sendAndWait(page), '400 Bad Request');
     assert.equal(await seriousViolations(page), [], 'error answer');
+    // The editor's completion list, in the page's colours.
+    await setBody(page, '{}');
+    await page.getByRole('textbox', { name: 'Body' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('Control+Space');
+    await page.locator('.cm-tooltip-autocomplete li').first().waitFor();
+    assert.equal(await seriousViolations(page), [], 'completion list');
+    // Compare's answers scroll by keyboard, as the response body does.
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByLabel('Timeline B').fill('primary');
+    await page.getByRole('button', { name: 'Compare', exact: true }).click();
+    await page.getByLabel('Answer B').waitFor();
+    assert.equal(await page.locator('pre[aria-label^="Answer"]').evaluateAll((pres) => pres.map((pre) => (pre as HTMLElement).tabIndex)), [0, 0]);
+    assert.equal(await seriousViolations(page), [], 'compared answers');
     await context.close();
   });
 }

@@ -23,7 +23,7 @@ requests.after((ctx) => stopConsoleFixture(ctx));
 
 requests('a GET body becomes the query string, shown before sending, and is sent that way (nothing dropped)', async ({ page }) => {
   await chooseOperation(page, 'GET /v1/search-events');
-  const notice = page.getByRole('status', { name: 'Query string' });
+  const notice = page.getByRole('note', { name: 'Query string' });
   await notice.waitFor();
   assert.match(await notice.innerText(), /\/v1\/search-events\?location=Paris%2C\+France&time_range=1789-01-01T00%3A00%3A00Z%2F1799-12-31T23%3A59%3A59Z/);
   const sent = page.waitForRequest((r) => r.url().includes('/v1/search-events'));

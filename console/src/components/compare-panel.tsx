@@ -34,6 +34,7 @@ export function ComparePanel({ draft, saved, run }: Props) {
 
   const compare = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     setProblem('');
     let drafts: [Draft, Draft];
     if (mode === 'timelines') {
@@ -75,7 +76,7 @@ export function ComparePanel({ draft, saved, run }: Props) {
             <label>Saved request B <select value={rightSaved} onChange={(e) => setRightSaved(e.currentTarget.value)}><option value="">—</option>{saved.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}</select></label>
           </div>
         )}
-        <div class="row"><button type="submit" disabled={busy}>Compare</button></div>
+        <div class="row"><button type="submit" aria-disabled={busy}>Compare</button></div>
         {problem && <p role="alert" class="error-text">{problem}</p>}
       </form>
       {result && (
@@ -92,8 +93,8 @@ export function ComparePanel({ draft, saved, run }: Props) {
             </table>
           )}
           <div class="side-by-side">
-            <div><h3>A · {result.a.statusLine}</h3><pre aria-label="Answer A">{JSON.stringify(result.a.body ?? result.a.bodyText, null, 2)}</pre></div>
-            <div><h3>B · {result.b.statusLine}</h3><pre aria-label="Answer B">{JSON.stringify(result.b.body ?? result.b.bodyText, null, 2)}</pre></div>
+            <div><h3>A · {result.a.statusLine}</h3><pre aria-label="Answer A" tabIndex={0}>{JSON.stringify(result.a.body ?? result.a.bodyText, null, 2)}</pre></div>
+            <div><h3>B · {result.b.statusLine}</h3><pre aria-label="Answer B" tabIndex={0}>{JSON.stringify(result.b.body ?? result.b.bodyText, null, 2)}</pre></div>
           </div>
         </>
       )}

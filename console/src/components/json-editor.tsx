@@ -149,6 +149,9 @@ export function JsonEditor({ value, onChange, schema, onSubmit, label }: Props) 
         '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'var(--highlight)' },
         '&.cm-focused': { outline: '2px solid var(--accent)' },
         '.cm-content': { caretColor: 'var(--text)', fontFamily: 'var(--mono)' },
+        // Completions, lint messages and the lint panel: CodeMirror's own are light, unreadable on the dark theme.
+        '.cm-tooltip, .cm-panels': { backgroundColor: 'var(--panel)', color: 'var(--text)', border: '1px solid var(--border)' },
+        '.cm-tooltip-autocomplete ul li[aria-selected]': { backgroundColor: 'var(--accent)', color: 'var(--accent-text)' },
       }),
     ];
     view.current = new EditorView({ state: EditorState.create({ doc: value, extensions }), parent: host.current! });

@@ -54,6 +54,7 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    if (busy) return;
     const mine = ++attempt.current;
     const abandoned = () => mine !== attempt.current;
     setBusy(true);
@@ -125,7 +126,7 @@ export function LoginDialog({ open, reason, onClose, onLoggedIn }: Props) {
           )}
           {error && <p role="alert" class="error-text">{error}</p>}
           <div class="row">
-            <button type="submit" class="primary" disabled={busy}>{busy ? 'Checking…' : mode === 'password' ? 'Log in' : 'Use key'}</button>
+            <button type="submit" class="primary" aria-disabled={busy}>{busy ? 'Checking…' : mode === 'password' ? 'Log in' : 'Use key'}</button>
             <button type="button" onClick={close}>Cancel</button>
           </div>
         </form>

@@ -31,7 +31,7 @@ export function NameDialog({ open, title, initial, error, busy, onSubmit, onClos
         </label>
         {error && <p role="alert" class="error-text">{error}</p>}
         <div class="row">
-          <button type="submit" class="primary" disabled={busy}>{busy ? 'Saving…' : 'Save request'}</button>
+          <button type="submit" class="primary" aria-disabled={busy}>{busy ? 'Saving…' : 'Save request'}</button>
           <button type="button" onClick={onClose}>Cancel</button>
         </div>
       </form>

@@ -60,13 +60,18 @@ export function RequestPane({ draft, onChange, schema, onSend, sending, loggedIn
       </details>
       <label id="body-label">Body</label>
       <JsonEditor label="Body" value={draft.body} onChange={(body) => onChange({ ...draft, body })} schema={schema} onSubmit={onSend} />
+      {/* Notes, not live regions: they change with every key typed; sending says what went wrong. */}
       {movesBody && (
-        <p role="status" class="notice" aria-label="Query string">
+        <p role="note" class="notice" aria-label="Query string">
           Browsers cannot send a body with {draft.method}; the server takes the same fields from the query string, so this is sent to{' '}
           <code>{target.path}</code>
         </p>
       )}
-      {!target.ok && <p role="alert" class="error-text">{target.problem}</p>}
+      {!target.ok && (
+        <p role="note" class="error-text" aria-label="Problem">
+          {target.problem}
+        </p>
+      )}
     </section>
   );
 }

@@ -95,7 +95,7 @@ export function ResponsePane({ outcome, sequence, sending }: { outcome: Outcome 
             {tab === 'body' ? (
               <pre class="body" aria-label="Response body" tabIndex={0}>{prettyBody(outcome) || '(empty)'}</pre>
             ) : (
-              <table aria-label="Response headers">
+              <table aria-label="Response headers" tabIndex={0}>
                 <tbody>
                   {outcome.headers.map(([name, value]) => (
                     <tr key={name + value}>
