@@ -33,11 +33,11 @@ a11y.after((ctx) => stopConsoleFixture(ctx));
 a11y('the first Tab offers a skip past the operation list; on a narrow screen a new answer is scrolled into view', async ({ server, browser }) => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const { page } = await openConsole(context, server.url);
-  await useKey(page, server.adminKey);
   await page.keyboard.press('Tab');
   assert.is(await page.evaluate(() => document.activeElement?.textContent), 'Skip to the request');
   await page.keyboard.press('Enter');
   assert.is(await page.evaluate(() => document.activeElement?.id), 'request');
+  await useKey(page, server.adminKey);
 
   await chooseOperation(page, 'GET /v1/timelines');
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -106,6 +106,36 @@ a11y('tab lists: one tab in the Tab order, arrow keys, Home and End move and sel
   await page.getByRole('tab', { name: 'Snippets' }).focus();
   await page.keyboard.press('ArrowLeft');
   assert.is(await focused(), 'Compare');
+  await context.close();
+});
+
+a11y('focus is not dropped on the page when an action removes the control it came from', async ({ server, browser }) => {
+  const context = await browser.newContext();
+  const { page } = await openConsole(context, server.url);
+  const focused = () => page.evaluate(() => document.activeElement?.textContent ?? document.activeElement?.tagName);
+  await useKey(page, server.adminKey);
+  await page.getByRole('button', { name: 'Log out', exact: true }).waitFor();
+  assert.is(await focused(), 'Log out', 'after logging in from the header: its Log in became Log out');
+
+  await chooseOperation(page, 'GET /v1/timelines');
+  await page.getByRole('button', { name: 'Share', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Save and share' });
+  await dialog.getByLabel('Name').fill('focus check');
+  await dialog.getByRole('button', { name: 'Save request' }).click();
+  await page.getByRole('textbox', { name: 'Share link' }).waitFor();
+  await page.getByRole('button', { name: 'Unshare', exact: true }).click();
+  await page.getByRole('button', { name: 'Unshare', exact: true }).waitFor({ state: 'detached' });
+  assert.is(await focused(), 'Share', 'after Unshare, which is gone');
+
+  await page.getByRole('tab', { name: /^Saved/ }).click();
+  await page.getByRole('list', { name: 'Saved', exact: true }).getByRole('button', { name: 'Delete focus check' }).click();
+  await page.getByRole('dialog', { name: 'Delete saved request' }).getByRole('button', { name: 'Delete', exact: true }).click();
+  await page.getByText(/^Deleted “focus check”/).waitFor();
+  assert.match(await focused(), /^Saved/, 'after a delete: the Saved tab');
+
+  await page.getByRole('button', { name: 'Log out', exact: true }).click();
+  await page.getByRole('button', { name: 'Log in', exact: true }).waitFor();
+  assert.is(await focused(), 'Log in', 'after logging out');
   await context.close();
 });
 

@@ -16,9 +16,13 @@ import { LoginDialog } from './login-dialog.tsx';
 import { NameDialog } from './name-dialog.tsx';
 import { SnippetsPanel } from './snippets-panel.tsx';
 import { ComparePanel } from './compare-panel.tsx';
-import { Tabs } from './tabs.tsx';
+import { tabId, Tabs } from './tabs.tsx';
 import { DeleteDialog } from './delete-dialog.tsx';
 
+const LISTS = 'lists';
+const LOGIN_BUTTON = 'login-button';
+const LOGOUT_BUTTON = 'logout-button';
+const SHARE_BUTTON = 'share-button';
 const PUBLIC_PATHS = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json']);
 const LOGOUT_PATHS = new Set(['/v1/logout', '/tms.v1.AccountService/Logout']);
 
@@ -71,6 +75,15 @@ export function App() {
   const [current, setCurrent] = useState<SavedRequest>();
   const [shared, setShared] = useState<SavedRequest>();
   const [toDelete, setToDelete] = useState<SavedRequest>();
+  // Where focus goes once the next render has the element: an action that removes the control it came from
+  // (Log in, Log out, Unshare, a deleted row) would otherwise leave it on the page itself.
+  const focusNext = useRef<string>();
+  useEffect(() => {
+    const target = focusNext.current && document.getElementById(focusNext.current);
+    if (!target) return;
+    focusNext.current = undefined;
+    target.focus();
+  });
   const [notice, setNotice] = useState('');
   // Read once: it moves the token out of the address bar.
   const [sharedAtStart] = useState(takeShareToken);
@@ -253,6 +266,8 @@ export function App() {
     const waiting = pending.current;
     pending.current = undefined;
     if (waiting) void waiting.retry().then(waiting.resolve);
+    // A waiting request's Send takes focus back; the header's Log in is gone, replaced by Log out.
+    else focusNext.current = LOGOUT_BUTTON;
   };
 
   const closeLogin = () => {
@@ -274,6 +289,7 @@ export function App() {
     setCredential(undefined);
     setCurrent(undefined);
     setNotice('Logged out.');
+    focusNext.current = LOGIN_BUTTON;
   };
 
   const withLogin = (reason: string, action: () => void) => {
@@ -291,6 +307,7 @@ export function App() {
       setCurrent((shown) => (shown?.id === updated.id ? updated : shown));
       setSaved((list) => list.map((s) => (s.id === updated.id ? updated : s)));
       setNotice(sharing ? 'Share link ready: anyone you give it to must log in to open it.' : 'Unshared: the old link no longer opens it.');
+      if (!sharing) focusNext.current = SHARE_BUTTON;
     } catch (error) {
       setNotice(`Could not ${sharing ? 'share' : 'unshare'}: ${error instanceof ApiFailure ? error.info.message : String(error)}`);
     }
@@ -333,6 +350,7 @@ export function App() {
       setCurrent((shown) => (shown?.id === request.id ? undefined : shown));
       setSaved((list) => list.filter((s) => s.id !== request.id));
       setNotice(`Deleted “${request.name}”.`);
+      focusNext.current = tabId(LISTS, 'saved');
     } catch (error) {
       setNotice(`Could not delete: ${error instanceof ApiFailure ? error.info.message : String(error)}`);
     } finally {
@@ -366,16 +384,16 @@ export function App() {
         {credential ? (
           <>
             <span aria-label="Logged in as">{credential.kind === 'session' ? `${credential.username}` : `API key (${credential.username})`}</span>
-            <button type="button" onClick={() => void doLogout()}>Log out</button>
+            <button type="button" id={LOGOUT_BUTTON} onClick={() => void doLogout()}>Log out</button>
           </>
         ) : (
-          <button type="button" onClick={() => setLoginState({ open: true, reason: '' })}>Log in</button>
+          <button type="button" id={LOGIN_BUTTON} onClick={() => setLoginState({ open: true, reason: '' })}>Log in</button>
         )}
       </header>
       <nav class="sidebar" aria-label="Requests">
         <Tabs
           label="Lists"
-          idPrefix="lists"
+          idPrefix={LISTS}
           tabs={[
             { id: 'operations', label: 'Operations' },
             { id: 'saved', label: `Saved${saved.length ? ` (${saved.length})` : ''}` },
@@ -401,7 +419,16 @@ export function App() {
               onMore={() => void loadSaved(savedNext)}
             />
           )}
-          {sidebar === 'history' && <HistoryList entries={history} onRestore={restoreFromHistory} onClear={() => setHistory(clearHistory())} />}
+          {sidebar === 'history' && (
+            <HistoryList
+              entries={history}
+              onRestore={restoreFromHistory}
+              onClear={() => {
+                setHistory(clearHistory());
+                focusNext.current = tabId(LISTS, 'history');
+              }}
+            />
+          )}
         </Tabs>
       </nav>
       <main class="main" id="request" tabIndex={-1}>
@@ -422,7 +449,7 @@ export function App() {
         <RequestPane draft={draft} onChange={setDraft} schema={selectedEntry?.schema} onSend={sendDraft} sending={sending} loggedIn={!!credential} />
         <div class="row actions">
           <button type="button" onClick={() => withLogin('Log in to save requests to your account.', () => setNameDialog({ open: true, error: '', thenShare: false }))}>Save</button>
-          <button type="button" onClick={onShare}>Share</button>
+          <button type="button" id={SHARE_BUTTON} onClick={onShare}>Share</button>
           {shareLink && (
             <>
               <label class="grow">

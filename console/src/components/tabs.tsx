@@ -1,5 +1,8 @@
 import type { ComponentChildren } from 'preact';
 
+/** The element id of a tab, for moving focus to it from elsewhere. */
+export const tabId = (idPrefix: string, id: string): string => `${idPrefix}-tab-${id}`;
+
 export interface Tab<T extends string> {
   id: T;
   label: ComponentChildren;
@@ -35,7 +38,7 @@ const MOVES: Record<string, (index: number, count: number) => number> = {
  * and End move between tabs.
  */
 export function Tabs<T extends string>({ label, idPrefix, tabs, selected, onSelect, namedPanel = true, children }: TabsProps<T>) {
-  const tabId = (id: T) => `${idPrefix}-tab-${id}`;
+  const idOf = (id: T) => tabId(idPrefix, id);
   const panelId = `${idPrefix}-panel`;
   const onKeyDown = (event: KeyboardEvent) => {
     const move = MOVES[event.key];
@@ -43,7 +46,7 @@ export function Tabs<T extends string>({ label, idPrefix, tabs, selected, onSele
     event.preventDefault();
     const next = tabs[move(tabs.findIndex((tab) => tab.id === selected), tabs.length)]!;
     onSelect(next.id);
-    document.getElementById(tabId(next.id))?.focus();
+    document.getElementById(idOf(next.id))?.focus();
   };
   return (
     <>
@@ -55,7 +58,7 @@ export function Tabs<T extends string>({ label, idPrefix, tabs, selected, onSele
               key={tab.id}
               type="button"
               role="tab"
-              id={tabId(tab.id)}
+              id={idOf(tab.id)}
               aria-selected={isSelected}
               aria-controls={isSelected ? panelId : undefined}
               tabIndex={isSelected ? 0 : -1}
@@ -66,7 +69,7 @@ export function Tabs<T extends string>({ label, idPrefix, tabs, selected, onSele
           );
         })}
       </div>
-      <div role="tabpanel" id={panelId} aria-labelledby={namedPanel ? tabId(selected) : undefined}>
+      <div role="tabpanel" id={panelId} aria-labelledby={namedPanel ? idOf(selected) : undefined}>
         {children}
       </div>
     </>
