@@ -146,6 +146,8 @@ for (const colorScheme of ['light', 'dark'] as const) {
     const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
     assert.is(background === 'rgb(247, 247, 248)', colorScheme === 'light', `background ${background} follows the ${colorScheme} scheme`);
     assert.equal(await seriousViolations(page), [], 'first view');
+    const levels = await page.locator('h1, h2, h3, h4, h5, h6').evaluateAll((headings) => headings.map((h) => Number(h.tagName[1])));
+    assert.ok(levels.every((level, i) => i === 0 || level <= levels[i - 1]! + 1), `headings skip no level: ${levels.join(' ')}`);
     await loginButton(page).click();
     await loginDialog(page).getByLabel('Username').waitFor();
     assert.equal(await seriousViolations(page), [], 'login dialog');

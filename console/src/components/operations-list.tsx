@@ -26,7 +26,7 @@ export function OperationsList({ operations, loading, filter, onFilter, selected
       <ul aria-label="Operations" class="operations">
         {groups.map(([service, entries]) => (
           <li key={service}>
-            <h3>{service}</h3>
+            <h2 class="group">{service}</h2>
             <ul aria-label={service}>
               {entries.map((entry) => (
                 <li key={entry.id}>
