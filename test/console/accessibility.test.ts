@@ -75,7 +75,12 @@ a11y('tab lists: one tab in the Tab order, arrow keys, Home and End move and sel
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);
   const lists = page.getByRole('tablist', { name: 'Lists' });
-  const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+  // Focus moves in an effect after the render that shows its target: read it once it has settled.
+  const focused = async (): Promise<string> => {
+    const read = () => page.evaluate(() => (document.activeElement === document.body ? '' : (document.activeElement?.textContent ?? '')));
+    for (let tries = 0; tries < 100 && (await read()) === ''; tries++) await page.waitForTimeout(20);
+    return read();
+  };
   const selectedTab = () => lists.getByRole('tab', { selected: true }).textContent();
   assert.equal(await lists.getByRole('tab').evaluateAll((tabs) => tabs.map((tab) => (tab as HTMLElement).tabIndex)), [0, -1, -1], 'only the selected tab is reached by Tab');
 
@@ -112,7 +117,12 @@ a11y('tab lists: one tab in the Tab order, arrow keys, Home and End move and sel
 a11y('focus is not dropped on the page when an action removes the control it came from', async ({ server, browser }) => {
   const context = await browser.newContext();
   const { page } = await openConsole(context, server.url);
-  const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+  // Focus moves in an effect after the render that shows its target: read it once it has settled.
+  const focused = async (): Promise<string> => {
+    const read = () => page.evaluate(() => (document.activeElement === document.body ? '' : (document.activeElement?.textContent ?? '')));
+    for (let tries = 0; tries < 100 && (await read()) === ''; tries++) await page.waitForTimeout(20);
+    return read();
+  };
   await useKey(page, server.adminKey);
   await page.getByRole('button', { name: 'Log out', exact: true }).waitFor();
   assert.is(await focused(), 'Log out', 'after logging in from the header: its Log in became Log out');
