@@ -172,7 +172,7 @@ export class LoginThrottle {
   private subject<S extends Subject>(map: Map<string, S>, name: string, now: number, create: (now: number) => S): S {
     let subject = map.get(name);
     if (!subject) {
-      if (map.size >= this.maxEntries) this.evict(map, now);
+      if (map.size >= this.maxEntries) this.evict(map, now, map === this.accounts ? this.accountLimit : this.clientLimit);
       subject = create(now);
       map.set(name, subject);
     }
@@ -183,15 +183,15 @@ export class LoginThrottle {
    * Forgets subjects that are not locked and have been quiet for a while; failing that, a tenth of the map, those
    * closest to nothing first: fewest failures and locks, then the longest quiet. An attacker who sprays names with
    * one failure each so cannot make the throttle forget an account it has nearly locked; it would have to give
-   * every name more failures than that account has. Locked subjects go last.
+   * a tenth of the map's names at least as many failures as that account has. Locked subjects go last.
    */
-  private evict(map: Map<string, Subject>, now: number): void {
+  private evict(map: Map<string, Subject>, now: number, limit: number): void {
     const quietMs = 2 * this.maxLockMs;
     for (const [name, subject] of map) {
       if (subject.lockedUntil <= now && now - subject.lastSeen > quietMs) map.delete(name);
     }
     if (map.size < this.maxEntries) return;
-    const weight = (subject: Subject) => (subject.lockedUntil > now ? Infinity : subject.failures + subject.locks * this.accountLimit);
+    const weight = (subject: Subject) => (subject.lockedUntil > now ? Infinity : subject.failures + subject.locks * limit);
     const leastFirst = [...map].sort(([, a], [, b]) => weight(a) - weight(b) || a.lastSeen - b.lastSeen);
     const room = Math.max(1, Math.ceil(this.maxEntries / 10));
     for (const [name] of leastFirst.slice(0, room)) map.delete(name);

@@ -4,11 +4,10 @@ import { parseInstant, parseInterval, type Instant, type Interval } from '../tim
 
 /** Reusable zod field types, so every operation reports the same problem the same way. */
 
-export const idField = z
-  .string()
-  .trim()
-  .min(1, 'is required')
-  .max(200, 'must be at most 200 characters');
+/** An id: trimmed, up to 200 characters; `blank` is what an empty one is told. */
+const idText = (blank: string) => z.string().trim().min(1, blank).max(200, 'must be at most 200 characters');
+
+export const idField = idText('is required');
 
 export const textField = (max = 10_000) => z.string().max(max, `must be at most ${max} characters`);
 
@@ -60,6 +59,6 @@ export const booleanField = z.boolean();
 
 /** Optional: left out (or `""`), it is primary; blanks alone are a mistake, not a way to say primary. */
 export const timelineIdField = blankAsMissing(
-  z.string().trim().min(1, `is blank: give a timeline id, or leave the field out for "${PRIMARY_TIMELINE_ID}"`).max(200, 'must be at most 200 characters').default(PRIMARY_TIMELINE_ID),
+  idText(`is blank: give a timeline id, or leave the field out for "${PRIMARY_TIMELINE_ID}"`).default(PRIMARY_TIMELINE_ID),
 );
 export const pageTokenField = blankAsMissing(z.string().max(2000, 'must be at most 2000 characters').optional());

@@ -1,7 +1,7 @@
 import { constants, Http2ServerResponse } from 'node:http2';
 import type { ConnectNodeAdapterOptions } from '@connectrpc/connect-node';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { cutByShutdown, type AnyRequest, type AnyResponse, type ClientErrorAnswer, type RequestHandler } from './one-port.ts';
+import { cutByShutdown, parserAnswerOf, type AnyRequest, type AnyResponse, type ClientErrorAnswer, type RequestHandler } from './one-port.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { plainAddress, type ClientAddresses } from './client-address.ts';
@@ -225,19 +225,21 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
   const seconds = (performance.now() - started) / 1000;
   const answered = res.writableEnded && !cancelledByClient(res);
   const cut = !answered && cutByShutdown(res);
-  if (!answered) state.code = cut ? 'unavailable' : 'canceled';
+  const parser = answered ? undefined : parserAnswerOf(res);
+  if (!answered) state.code = parser?.code ?? (cut ? 'unavailable' : 'canceled');
   else if (state.code === 'unknown') state.code = answeredCode(res, state.protocol) ?? 'unknown';
   deps.metrics.observe(state.route, state.protocol, state.code, seconds);
   const level = state.failure === undefined ? 'info' : 'error';
   deps.logger[level](
     {
-      req_id: state.requestId,
+      // The id the client saw: Node's parser answered with one of its own where the handler had set none.
+      req_id: parser?.requestId ?? state.requestId,
       client: state.client,
       method: req.method,
       path: loggedPath(req.url),
       protocol: state.protocol,
       route: state.route,
-      status: answered ? res.statusCode : cut ? NO_RESPONSE : CLIENT_CLOSED_REQUEST,
+      status: answered ? res.statusCode : (parser?.status ?? (cut ? NO_RESPONSE : CLIENT_CLOSED_REQUEST)),
       code: state.code,
       duration_ms: Math.round(seconds * 100_000) / 100,
       key_id: state.credentialId,

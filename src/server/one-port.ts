@@ -28,7 +28,7 @@ export interface OnePortServer {
   readonly inFlight: number;
 }
 
-/** An HTTP/1.1 answer Node's parser called for before any route saw a request (see `answerClientError`). */
+/** An HTTP/1.1 answer Node's parser called for (see `answerClientError`). */
 export interface ClientErrorAnswer {
   requestId: string;
   /** The connection's peer address (no request headers were read to find a client behind a proxy). */
@@ -54,7 +54,7 @@ export interface OnePortOptions {
    * HTTP/2 requests are held to the same way (limitHttp2Body).
    */
   requestTimeoutMs?: number;
-  /** Told of each answer to bytes that were not a request (not HTTP/1.1, headers too large or too late). */
+  /** Told of each answer to bytes no handler holds (not HTTP/1.1, headers too large or too late). */
   onClientError?: (answer: ClientErrorAnswer) => void;
   /** How long a connection with no request in flight stays open: HTTP/1.1 keep-alive, an HTTP/2 session with no stream. */
   idleMs?: number;
@@ -174,6 +174,12 @@ function requestTimeouts(limitMs: number) {
   return { headersTimeout: limitMs, requestTimeout: limitMs + checkEveryMs, connectionsCheckingInterval: checkEveryMs };
 }
 
+/** Requests a handler held when Node's parser answered them (a body too late or malformed): what it answered. */
+const parserAnswers = new WeakMap<AnyResponse, ClientErrorAnswer>();
+
+/** The answer Node's parser gave a request a handler held, if it did: its handler logs it as that, not as a client that left. */
+export const parserAnswerOf = (res: AnyResponse): ClientErrorAnswer | undefined => parserAnswers.get(res as ServerResponse);
+
 /** Connections whose client error is answered (or waits for the answer before it): one answer each. */
 const answering = new WeakSet<Duplex>();
 
@@ -190,25 +196,33 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
   }
   answering.add(socket);
   const { status, apiError } = clientErrorStatus(error, options.requestTimeoutMs);
-  const requestId = randomUUID();
+  const previous = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  const held = previous !== undefined && !previous.writableEnded && !previous.req.complete;
+  // The request itself is bad or late and its handler has begun an answer, which cannot be interrupted.
+  if (held && previous.headersSent) {
+    socket.destroy();
+    return;
+  }
+  // A request a handler holds is answered here under its own id, and logged once, by its handler (`parserAnswerOf`).
+  const heldId = held ? previous.getHeader('x-request-id') : undefined;
+  const requestId = typeof heldId === 'string' ? heldId : randomUUID();
   const body = errorBody(apiError);
   const answer =
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
     `x-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
-  options.onClientError?.({ requestId, peer: (socket as Socket).remoteAddress, status, code: apiError.code });
-  const previous = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  const told: ClientErrorAnswer = { requestId, peer: (socket as Socket).remoteAddress, status, code: apiError.code };
+  if (held) {
+    // A client that ended its connection mid-request (EOF) left: its handler logs it as canceled.
+    if (error.code !== 'HPE_INVALID_EOF_STATE') parserAnswers.set(previous, told);
+    socket.end(answer);
+    return;
+  }
+  options.onClientError?.(told);
   if (previous && !previous.writableEnded) {
-    if (previous.req.complete) {
-      // Bad bytes after a complete request (e.g. an unframed body): that request's answer comes first.
-      socket.pause();
-      previous.once('finish', () => (socket.writable ? socket.end(answer) : socket.destroy()));
-      return;
-    }
-    // The request itself is bad or late and its handler has begun an answer, which cannot be interrupted.
-    if (previous.headersSent) {
-      socket.destroy();
-      return;
-    }
+    // Bad bytes after a complete request (e.g. an unframed body): that request's answer comes first.
+    socket.pause();
+    previous.once('finish', () => (socket.writable ? socket.end(answer) : socket.destroy()));
+    return;
   }
   socket.end(answer);
 }

@@ -271,4 +271,31 @@ test('an answer Node\'s HTTP parser calls for (bytes that are not HTTP, headers 
   }
 });
 
+test('a request a handler holds that Node\'s parser answers (its body too late) is logged once, by its route, as answered', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'tms-request-log-'));
+  const server = await startServeProcess(dataDir, { args: ['--admin-key', KEY, '--rate-limit', '0', '--request-timeout-ms', '500'] });
+  try {
+    // A compressed Connect body is read by connect-node, before any deadline of tms's own: Node's request timeout answers.
+    const answer = await rawExchange(
+      server.port,
+      'POST /tms.v1.TimelineService/CreateTimeline HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n' +
+        `Authorization: Bearer ${KEY}\r\nx-request-id: trickled\r\nContent-Length: 100\r\n\r\n0123456789`,
+    );
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    assert.match(answer, /\r\nx-request-id: trickled\r\n/);
+    await eventually('its line', () => requestLines(server).some((line) => line['req_id'] === 'trickled'));
+    await call(server, 'GET', '/healthz', { key: null });
+    const lines = requestLines(server).filter((line) => line['req_id'] === 'trickled' || line['route'] === 'unmatched');
+    assert.equal(
+      lines.map((line) => [line['req_id'], line['route'], line['status'], line['code']]),
+      [['trickled', 'tms.v1.TimelineService.CreateTimeline', 408, 'deadline_exceeded']],
+      'one line, under its route, with the answer the client got',
+    );
+  } finally {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}.stdout`, { force: true });
+  }
+});
+
 test.run();
