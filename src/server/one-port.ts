@@ -196,7 +196,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, options
   }
   answering.add(socket);
   const { status, apiError } = clientErrorStatus(error, options.requestTimeoutMs);
-  const previous = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  // Node sets it to null once a response is done with the socket.
+  const previous = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
   const held = previous !== undefined && !previous.writableEnded && !previous.req.complete;
   // The request itself is bad or late and its handler has begun an answer, which cannot be interrupted.
   if (held && previous.headersSent) {
