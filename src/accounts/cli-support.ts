@@ -4,6 +4,7 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 import { openOffline, type OfflineAccess } from './offline.ts';
 import type { AccessControl } from './access.ts';
+import { printable } from './validation.ts';
 
 /** `--data-dir`, shared by every offline account command; the server reads the same variable. */
 export function dataDirOption(): Option {
@@ -18,15 +19,17 @@ export function databaseUrlOption(): Option {
 }
 
 /**
- * Runs one offline command against the store: opens it, runs, closes it; on failure prints
+ * Runs one offline command against the store: checks its input, opens the store, runs, closes it; on failure prints
  * `error: <message>` and exits with status 1 (through commander, so tests can intercept both).
  */
 export async function runOffline(
   command: Command,
-  options: { dataDir: string; databaseUrl?: string; create?: boolean },
+  options: { dataDir: string; databaseUrl?: string; create?: boolean; check?: () => void },
   work: (access: AccessControl, print: (line: string) => void, opened: OfflineAccess) => Promise<void> | void,
 ): Promise<void> {
-  const writeOut = command.configureOutput().writeOut ?? ((text: string) => process.stdout.write(text));
+  const output = command.configureOutput();
+  const writeOut = output.writeOut ?? ((text: string) => process.stdout.write(text));
+  const writeErr = output.writeErr ?? ((text: string) => process.stderr.write(text));
   const print = (line: string): void => writeOut(`${line}\n`);
   // As for `serve`: a flag names the store over an environment variable, and two flags are one too many.
   const fromFlag = (name: string) => command.getOptionValueSource(name) === 'cli';
@@ -38,8 +41,11 @@ export async function runOffline(
   const newStore = options.create === true && databaseUrl === undefined && !existsSync(join(options.dataDir, 'CURRENT'));
   let opened: Awaited<ReturnType<typeof openOffline>> | undefined;
   try {
+    // Input is checked before the store is opened: a mistake makes no store.
+    options.check?.();
     opened = await openOffline(options.dataDir, { create: options.create ?? false, ...(databaseUrl && { databaseUrl }) });
-    if (newStore) print(`${options.dataDir} held no store: made a new, empty one there (tms serve --data-dir ${options.dataDir} serves it)`);
+    // On stderr: stdout carries what the command gives (a generated password, a list) to scripts.
+    if (newStore) writeErr(`${options.dataDir} held no store: made a new, empty one there (tms serve --data-dir ${options.dataDir} serves it)\n`);
     await work(opened.access, print, opened);
   } catch (error) {
     await opened?.close().catch(() => undefined);
@@ -50,7 +56,9 @@ export async function runOffline(
 }
 
 /** Columns padded to their widest cell: easy to read, easy to grep. */
-export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** Cells are shown with their control characters escaped: a name written through the API cannot forge a row or move the cursor. */
+export function formatTable(header: readonly string[], rawRows: readonly (readonly string[])[]): string {
+  const rows = rawRows.map((row) => row.map(printable));
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { OPERATOR } from '../accounts/principal.ts';
+import { checkPassword, normalizeUsername, parseScopes } from '../accounts/validation.ts';
 import { databaseUrlOption, dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
 import { refuseOtherUrls } from './store-location.ts';
 import { removeAccount } from '../saved-requests/remove-account.ts';
@@ -17,7 +18,12 @@ export function usersCommand(): Command {
     .addOption(dataDirOption())
     .addOption(databaseUrlOption())
     .action(async (name: string, options: { scopes: string; password?: string; dataDir: string; databaseUrl?: string }, command: Command) => {
-      await runOffline(command, { dataDir: options.dataDir, databaseUrl: options.databaseUrl, create: true }, async (access, print) => {
+      const check = () => {
+        normalizeUsername(name);
+        parseScopes(options.scopes);
+        if (options.password) checkPassword(options.password);
+      };
+      await runOffline(command, { dataDir: options.dataDir, databaseUrl: options.databaseUrl, create: true, check }, async (access, print) => {
         const { account, password } = await access.createAccount(OPERATOR, {
           username: name,
           scopes: options.scopes,

@@ -9,6 +9,7 @@ import { AccessControl } from '../../src/accounts/access.ts';
 import { SavedRequests } from '../../src/saved-requests/saved-requests.ts';
 import { openStorage } from '../../src/store/storage.ts';
 import { secretsInFiles } from './support.ts';
+import { formatTable } from '../../src/accounts/cli-support.ts';
 import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
 
 const cliScript = new URL('./fixtures/accounts-cli.ts', import.meta.url).pathname;
@@ -69,7 +70,8 @@ test('users create prints a generated password once; --password sets one', async
   const alice = await tms(['users', 'create', 'alice', '--scopes', 'read,write', '--data-dir', context.dir]);
   assert.is(alice.code, 0, alice.stderr);
   assert.match(alice.stdout, 'created account alice with scopes read, write');
-  assert.match(alice.stdout, `${context.dir} held no store: made a new, empty one there (tms serve --data-dir ${context.dir} serves it)\n`, 'a folder with no store is not filled silently');
+  assert.is(alice.stderr, `${context.dir} held no store: made a new, empty one there (tms serve --data-dir ${context.dir} serves it)\n`, 'a folder with no store is not filled silently');
+  assert.not.match(alice.stdout, 'held no store', "stdout holds only the command's own output");
   const password = /password: (\S+)/.exec(alice.stdout)?.[1] ?? '';
   assert.match(password, /^[A-Za-z0-9_-]{24}$/);
   context.secrets.push(password);
@@ -77,7 +79,7 @@ test('users create prints a generated password once; --password sets one', async
   const bob = await tms(['users', 'create', 'bob', '--scopes', 'read', '--password', 'bob-password-from-flag'], { TMS_DATA_DIR: context.dir });
   assert.is(bob.code, 0, bob.stderr);
   assert.not.match(bob.stdout, 'password:');
-  assert.not.match(bob.stdout, 'held no store', 'the store alice made is used');
+  assert.not.match(bob.stderr, 'held no store', 'the store alice made is used');
   context.secrets.push('bob-password-from-flag');
 
   await withAccess(context.dir, async (access) => {
@@ -137,6 +139,11 @@ test('keys revoke: the key is refused from then on', async ({ dir, secrets }) =>
   assert.match(list.stdout, /revoked$/m);
 });
 
+test('a table shows control characters escaped, so that no cell can forge a row or move the cursor', () => {
+  const table = formatTable(['NAME', 'STATUS'], [['ci\nkey_fake  active', 'revoked'], ['\u001b[2Kred\ttab', 'active']]);
+  assert.is(table, ['NAME                  STATUS', 'ci\\nkey_fake  active  revoked', '\\u001b[2Kred\\ttab     active'].join('\n'));
+});
+
 test('mistakes exit 1 with a message naming the problem', async ({ dir }) => {
   const cases: [string[], RegExp][] = [
     [['keys', 'create', '--user', 'alice', '--name', 'x', '--scopes', 'admin'], /error: scopes: account "alice" does not hold the "admin" scope/],
@@ -154,6 +161,19 @@ test('mistakes exit 1 with a message naming the problem', async ({ dir }) => {
     assert.is(run.code, 1, args.join(' '));
     assert.match(run.stderr, expected);
     assert.not.match(run.stderr, /secret/, 'a URL is not repeated: it may hold a password');
+  }
+  const mistakes: [string[], RegExp][] = [
+    [['users', 'create', 'bad name', '--scopes', 'read'], /^error: username: use 1 to 64 letters/],
+    [['users', 'create', 'carol', '--scopes', 'root'], /^error: scopes\[0\]: unknown scope "root"/],
+    [['users', 'create', 'carol', '--scopes', 'read', '--password', 'short'], /^error: password: must have at least 8 characters/],
+  ];
+  for (const [args, expected] of mistakes) {
+    const fresh = join(dir, '..', 'fresh', 'sub');
+    const run = await tms([...args, '--data-dir', fresh]);
+    assert.is(run.code, 1, args.join(' '));
+    assert.match(run.stderr, expected);
+    assert.is(run.stdout, '');
+    assert.not.ok(existsSync(join(dir, '..', 'fresh')), `${args.join(' ')}: a mistake makes no store, nor its folders`);
   }
   const missing = await tms(['users', 'list', '--data-dir', join(dir, '..', 'nowhere')]);
   assert.is(missing.code, 1);

@@ -129,6 +129,9 @@ test('bad input names the field', async ({ h }) => {
   const cases: [Record<string, unknown>, string][] = [
     [{ name: '', scopes: ['read'] }, 'name: is required'],
     [{ name: 'x', scopes: [] }, 'scopes: name at least one of read, write, admin'],
+    [{ name: 'ci\nkey_fake  admin', scopes: ['read'] }, "name: holds a control character (\\n); a key's name is shown in tables and lists"],
+    [{ name: 'red \u001b[31m', scopes: ['read'] }, "name: holds a control character (\\u001b); a key's name is shown in tables and lists"],
+    [{ name: 'abc\u202edef', scopes: ['read'] }, "name: holds a control character (\\u202e); a key's name is shown in tables and lists"],
     [{ name: 'x', scopes: ['read', 'root'] }, 'scopes[1]: unknown scope "root"; use read, write or admin'],
     [{ name: 'x', scopes: ['read'], expires_at: 'tomorrow' }, 'expires_at: not an ISO 8601 timestamp (expected YYYY-MM-DDTHH:MM:SS[.fffffffff]Z or an offset): got "tomorrow": expected a 4-digit year but found "t" at character 1'],
     [{ name: 'x', scopes: ['read'], expires_at: 7 }, 'expires_at: not an ISO 8601 timestamp (expected YYYY-MM-DDTHH:MM:SS[.fffffffff]Z or an offset): got number, not a string'],
