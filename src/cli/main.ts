@@ -8,6 +8,9 @@ import { copyStoreCommand } from './copy-store-command.ts';
 import { backupCommand, restoreCommand } from './backup-command.ts';
 import { refuseUnknownCommand } from './unknown-command.ts';
 
+// An empty variable is one not set, for every command: commander would take "" as the value.
+for (const [name, value] of Object.entries(process.env)) if (name.startsWith('TMS_') && value === '') delete process.env[name];
+
 const program = new Command('tms')
   .description('tms, the Time-Manipulation Service')
   .addCommand(serveCommand(), { isDefault: true })

@@ -2,6 +2,7 @@
 // variable (as every setting), and two flags are refused rather than one silently ignored.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,12 @@ test('users and keys: --data-dir works on the folder even with TMS_DATABASE_URL 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('an empty TMS_DATA_DIR or TMS_DATABASE_URL is one not set: the default folder, for every command', async () => {
+  const run = await tms(['users', 'list', '--json'], { TMS_DATA_DIR: '', TMS_DATABASE_URL: '' });
+  if (existsSync('data')) assert.is(run.code, 0, run.stderr);
+  else assert.is(refusal(run), 'error: no tms data folder at ./data (give it with --data-dir or TMS_DATA_DIR)');
 });
 
 test('serve: both flags are refused in one line before anything opens', async () => {
