@@ -1,9 +1,10 @@
 /**
  * Opening stores for the offline commands, and writing a whole store where it becomes the target only once it is
- * complete and checked (`tms restore`, `tms copy-store`): a LevelDB folder is written beside the target and
- * renamed into place; a PostgreSQL store is written in a schema of its own and swapped in in one transaction.
+ * complete and checked (`tms restore`, `tms copy-store`): a LevelDB store is written in a folder beside or inside the
+ * target and moved into place; a PostgreSQL store is written in a schema of its own and swapped in in one transaction.
  */
-import { readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isEmptyStore } from '../store/copy-store.ts';
 import {
@@ -38,10 +39,26 @@ export interface StagedWrite {
 
 /** A LevelDB target: a folder that does not exist yet, or an empty one. */
 export async function assertNewFolder(dir: string, write: StagedWrite): Promise<void> {
-  const found = await stat(dir).catch(() => undefined);
-  if (!found) return;
+  if (dir.trim() === '') throw new Refusal(`${write.folderFlag} is empty; give a new or empty folder (${write.undone})`);
+  const found = await stat(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw cannotWrite(dir, error, write);
+  });
+  if (!found) {
+    // Said now, not after the work: the folder would be made in the nearest folder that exists.
+    await access(nearestExisting(resolve(dir)), constants.W_OK).catch((error: unknown) => {
+      throw cannotWrite(dir, error, write);
+    });
+    return;
+  }
   if (!found.isDirectory()) throw new Refusal(`${dir} is a file, not a folder; give a new or empty folder with ${write.folderFlag}`);
   if ((await readdir(dir)).length > 0) throw new Refusal(`the target folder ${dir} is not empty; ${write.verb} into a new or empty folder (nothing was written)`);
+}
+
+function nearestExisting(path: string): string {
+  let at = path;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  return at;
 }
 
 /** Where a store is written before the target has it: `spec` opens it, `putInPlace` makes it the target, `discard` drops it. */
@@ -51,16 +68,22 @@ export interface Staging {
   discard(): Promise<void>;
 }
 
-/** LevelDB: a folder beside the target, renamed into place. */
+/**
+ * LevelDB: a new target is written as a folder beside it, renamed into place. An empty target that exists is kept,
+ * as it may be a mount point, a link, or have an owner and mode of its own: the store is written in a folder inside
+ * it, whose files are then moved up, LevelDB's CURRENT (which names the rest) last.
+ */
 export async function stageFolder(dataDir: string, write: StagedWrite): Promise<Staging> {
   await assertNewFolder(dataDir, write);
   const target = resolve(dataDir);
+  if (await stat(target).catch(() => undefined)) return stageInside(target, write);
   const folder = join(dirname(target), `.${basename(target)}.staging-${process.pid}`);
-  const folders = await makeFolders(folder);
+  const folders = await makeFolders(folder).catch((error: unknown) => {
+    throw cannotWrite(dataDir, error, write);
+  });
   return {
     spec: { dataDir: folder, create: true },
     async putInPlace() {
-      if (await stat(target).catch(() => undefined)) await rmdir(target);
       await rename(folder, target);
     },
     async discard() {
@@ -68,6 +91,45 @@ export async function stageFolder(dataDir: string, write: StagedWrite): Promise<
       await folders.removeIfEmpty();
     },
   };
+}
+
+async function stageInside(target: string, write: StagedWrite): Promise<Staging> {
+  const folder = join(target, `.tms-staging-${process.pid}`);
+  await mkdir(folder).catch((error: unknown) => {
+    throw cannotWrite(target, error, write);
+  });
+  const moved: string[] = [];
+  let placed = false;
+  return {
+    spec: { dataDir: folder, create: true },
+    async putInPlace() {
+      const names = (await readdir(folder)).sort((a, b) => Number(a === 'CURRENT') - Number(b === 'CURRENT'));
+      for (const name of names) {
+        await rename(join(folder, name), join(target, name));
+        moved.push(name);
+      }
+      await rmdir(folder);
+      placed = true;
+    },
+    async discard() {
+      await rm(folder, { recursive: true, force: true });
+      if (!placed) for (const name of moved.splice(0)) await rm(join(target, name), { force: true });
+    },
+  };
+}
+
+/** A target folder that cannot be made or written, said as one line. */
+function cannotWrite(dir: string, error: unknown, write: StagedWrite): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    ENOTDIR: 'a part of its path is a file, not a folder',
+    EROFS: 'it is on a read-only file system',
+    ENOSPC: 'the disk is full',
+  };
+  const reason = code ? why[code] : undefined;
+  return reason ? new Refusal(`cannot write the folder ${dir}: ${reason}; give a new or empty folder you can write with ${write.folderFlag} (${write.undone})`) : error;
 }
 
 /**
