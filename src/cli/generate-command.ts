@@ -3,7 +3,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
 import { openStorage, type Storage } from '../store/storage.ts';
-import { SYNTHETIC_DEFAULTS, generateSyntheticEvents } from '../synthetic/generator.ts';
+import { SYNTHETIC_DEFAULTS, generateSyntheticEvents, syntheticEventId } from '../synthetic/generator.ts';
 import { undoneOnInterrupt } from './interrupt.ts';
 
 export interface GenerateOptions {
@@ -54,6 +54,20 @@ export function generateCommand(): Command {
     });
 }
 
+/**
+ * Synthetic events have the same ids in every load (`syn-000000000` on), so a second load into one timeline would
+ * overwrite the first by id, and mix two sets whose causes no longer fit together.
+ */
+async function refuseSecondLoad(store: Storage['timelines'], options: GenerateOptions): Promise<void> {
+  const first = await store.getEvent(options.timeline, syntheticEventId(0)).catch(() => undefined);
+  if (!first) return;
+  const events = (await store.getTimeline(options.timeline))?.event_count ?? 0;
+  throw new Error(
+    `timeline "${options.timeline}" already holds synthetic events from an earlier generate (${events} events in all); ` +
+      `a second load would overwrite them by id and mix the two sets: generate into a new folder (--data-dir)`,
+  );
+}
+
 export async function runGenerate(options: GenerateOptions): Promise<{ loaded: number; seconds: number }> {
   const events = generateSyntheticEvents({
     events: options.events,
@@ -77,6 +91,12 @@ export async function runGenerate(options: GenerateOptions): Promise<{ loaded: n
     throw new Error(`cannot open the data folder ${options.dataDir}: ${reason} (is the server running on it?)`, { cause: error });
   }
   const store = storage.timelines;
+  try {
+    await refuseSecondLoad(store, options);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
   const bar = options.progress
     ? new SingleBar({ stream: process.stderr, hideCursor: true, etaBuffer: 50, format: 'generate [{bar}] {percentage}% | {value}/{total} events | {eta_formatted} left' }, Presets.shades_classic)
     : undefined;

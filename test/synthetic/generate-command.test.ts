@@ -113,7 +113,7 @@ test('a locked data folder is reported as such', async () => {
   }
 });
 
-test('a refused generate says why in one line, and a timeline that is not there makes no folder', async () => {
+test('a refused generate says why in one line: a timeline not there (which makes no folder), a second load', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'tms-generate-refused-'));
   try {
     const fresh = join(parent, 'fresh');
@@ -123,6 +123,11 @@ test('a refused generate says why in one line, and a timeline that is not there 
 
     const existing = join(parent, 'existing');
     assert.is((await tms(['generate', '--events', '10', '--data-dir', existing, '--no-progress'])).code, 0);
+    const again = await tms(['generate', '--events', '5', '--seed', '2', '--data-dir', existing, '--no-progress']);
+    assert.is(
+      refusal(again),
+      'error: timeline "primary" already holds synthetic events from an earlier generate (10 events in all); a second load would overwrite them by id and mix the two sets: generate into a new folder (--data-dir)',
+    );
     const notThere = await tms(['generate', '--events', '10', '--timeline', 'nosuch', '--data-dir', existing, '--no-progress']);
     assert.match(refusal(notThere), /^error: timeline "nosuch" not found$/);
 
