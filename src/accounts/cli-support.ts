@@ -18,6 +18,9 @@ export function databaseUrlOption(): Option {
   return new Option('--database-url <url>', 'a PostgreSQL store instead of the data directory (postgres://…)').env('TMS_DATABASE_URL');
 }
 
+/** Prints a line of the command's output; `written` settles once it is written, failing if it could not be. */
+export type Print = ((line: string) => void) & { written(line: string): Promise<void> };
+
 /**
  * Runs one offline command against the store: checks its input, opens the store, runs, closes it; on failure prints
  * `error: <message>` and exits with status 1 (through commander, so tests can intercept both).
@@ -25,12 +28,12 @@ export function databaseUrlOption(): Option {
 export async function runOffline(
   command: Command,
   options: { dataDir: string; databaseUrl?: string; create?: boolean; check?: () => void },
-  work: (access: AccessControl, print: (line: string) => void, opened: OfflineAccess) => Promise<void> | void,
+  work: (access: AccessControl, print: Print, opened: OfflineAccess) => Promise<void> | void,
 ): Promise<void> {
-  const output = command.configureOutput();
-  const writeOut = output.writeOut ?? ((text: string) => process.stdout.write(text));
-  const writeErr = output.writeErr ?? ((text: string) => process.stderr.write(text));
-  const print = (line: string): void => writeOut(`${line}\n`);
+  const writeErr = command.configureOutput().writeErr ?? ((text: string) => process.stderr.write(text));
+  const print: Print = Object.assign((line: string): void => void process.stdout.write(`${line}\n`), {
+    written: (line: string) => new Promise<void>((resolve, reject) => process.stdout.write(`${line}\n`, (error) => (error ? reject(error) : resolve()))),
+  });
   // As for `serve`: a flag names the store over an environment variable, and two flags are one too many.
   const fromFlag = (name: string) => command.getOptionValueSource(name) === 'cli';
   if (fromFlag('dataDir') && fromFlag('databaseUrl')) {

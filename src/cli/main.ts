@@ -11,6 +11,13 @@ import { refuseUnknownCommand } from './unknown-command.ts';
 // An empty variable is one not set, for every command: commander would take "" as the value.
 for (const [name, value] of Object.entries(process.env)) if (name.startsWith('TMS_') && value === '') delete process.env[name];
 
+// Output that cannot be written (a closed pipe, a full disk) fails the command in one line, without a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (process.exitCode) return;
+  process.exitCode = 1;
+  process.stderr.write(`error: the command's output could not be written (${error.code ?? error.message}); it is incomplete\n`);
+});
+
 const program = new Command('tms')
   .description('tms, the Time-Manipulation Service')
   .addCommand(serveCommand(), { isDefault: true })

@@ -29,8 +29,13 @@ export function usersCommand(): Command {
           scopes: options.scopes,
           password: options.password,
         });
-        print(`created account ${account.username} with scopes ${account.scopes.join(', ')}`);
-        if (password !== undefined) print(`password: ${password}\n(shown only now: store it safely)`);
+        const created = `created account ${account.username} with scopes ${account.scopes.join(', ')}`;
+        if (password === undefined) return print(created);
+        // Shown only here: an account whose password nobody could read is not kept.
+        await print.written(`${created}\npassword: ${password}\n(shown only now: store it safely)`).catch(async (error: NodeJS.ErrnoException) => {
+          await access.deleteAccount(OPERATOR, account.username);
+          throw new Error(`the generated password could not be written (${error.code ?? error.message}), so account ${account.username} was not kept; run the command again with its output going somewhere that can take it`);
+        });
       });
     });
 
