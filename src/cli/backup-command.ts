@@ -253,16 +253,22 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
   let started = false;
   let checked;
   try {
-    // The bar starts with the first records: a file refused at once shows none.
-    checked = await verifyBackup(file, (done, total) => {
-      if (!started) {
-        say(`checking ${file}`);
-        verifyBar?.start(Math.max(1, total), 0);
-        started = true;
-      }
-      verifyBar?.setTotal(Math.max(1, total));
-      verifyBar?.update(done);
-    });
+    // The bar starts with the first records: a file refused at once shows none. Stopped by a signal, it gives the
+    // terminal its cursor back.
+    const stopBar = async () => {
+      if (started) verifyBar?.stop();
+    };
+    checked = await undoneOnInterrupt(stopBar, `nothing was restored into ${where} (the file was being checked)`, () =>
+      verifyBackup(file, (done, total) => {
+        if (!started) {
+          say(`checking ${file}`);
+          verifyBar?.start(Math.max(1, total), 0);
+          started = true;
+        }
+        verifyBar?.setTotal(Math.max(1, total));
+        verifyBar?.update(done);
+      }),
+    );
   } catch (error) {
     if (error instanceof BackupFileError) throw new Refusal(explainFileError(error, 'nothing was restored'));
     throw error;

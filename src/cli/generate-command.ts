@@ -106,7 +106,9 @@ export async function runGenerate(options: GenerateOptions): Promise<{ loaded: n
     let written = 0;
     const loaded = await undoneOnInterrupt(
       async () => bar?.stop(),
-      () => `${written} of ${options.events} events were loaded into "${options.timeline}" and stay there (a load keeps the batches it wrote); generate into a new folder to have them all`,
+      () =>
+        `${written} of ${options.events} events were loaded into "${options.timeline}", and the batch under way may have landed too; ` +
+        'they stay there (a load keeps the batches it wrote): generate into a new folder to have them all',
       () =>
         store.bulkLoad(options.timeline, events, {
           ...(options.batchSize ? { batchSize: options.batchSize } : {}),

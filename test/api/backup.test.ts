@@ -155,6 +155,27 @@ test('a restore stopped with Ctrl-C leaves neither its staging folder nor the ta
   }
 });
 
+test('a restore stopped with Ctrl-C while it checks the file says so, and writes nothing', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'tms-restore-interrupted-check-'));
+  try {
+    const file = await largeBackup(dir);
+    const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'restore', file, '--data-dir', join(dir, 'target'), '--no-progress']);
+    let stderr = '';
+    let stopped = false;
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      if (!stopped && stderr.includes('checking ')) stopped = child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+    assert.is(code, 130, stderr);
+    assert.match(stderr, /\ninterrupted \(SIGINT\): nothing was restored into .*target \(the file was being checked\)\n/);
+    assert.equal((await readdir(dir)).sort(), ['big.tmsbackup', 'source'], 'no staging folder, no target');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('restore refuses a store that is not empty, and leaves it as it was', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-restore-full-'));
   try {
