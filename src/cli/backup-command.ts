@@ -103,6 +103,7 @@ function requestBackup(base: string, key: string): Promise<IncomingMessage> {
 async function saveBackup(file: string, force: boolean, write: (sink: Writable, partial: string) => Promise<BackupTrailer>): Promise<BackupTrailer> {
   const target = resolve(file);
   const existing = await stat(target).catch(() => undefined);
+  if (file.trim() === '') throw new Refusal('the backup file is an empty name; give the path of the backup file to write');
   if (existing?.isDirectory()) throw new Refusal(`${file} is a folder; give the path of the backup file to write`);
   if (existing && !force) throw new Refusal(`${file} already exists; choose another name, or pass --force to replace it`);
   const cannotWrite = (error: NodeJS.ErrnoException) => new Refusal(`cannot write ${file} (${error.code ?? error.message}); give a path in a folder you can write`);

@@ -2,7 +2,8 @@ import { mkdir, stat } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { PRIMARY_TIMELINE_ID } from '../domain/timelines.ts';
-import { openStorage, type Storage } from '../store/storage.ts';
+import type { Storage } from '../store/storage.ts';
+import { openForCommand } from './staged-store.ts';
 import { SYNTHETIC_DEFAULTS, generateSyntheticEvents, syntheticEventId } from '../synthetic/generator.ts';
 import { undoneOnInterrupt } from './interrupt.ts';
 
@@ -82,14 +83,8 @@ export async function runGenerate(options: GenerateOptions): Promise<{ loaded: n
   await mkdir(options.dataDir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
     throw new Error(`cannot create the data folder ${options.dataDir} (${error.code ?? error.message}); give a folder you can write with --data-dir`);
   });
-  let storage: Storage;
-  try {
-    // primary belongs to no account, as when the server creates it.
-    storage = await openStorage({ dataDir: options.dataDir, primaryOwner: '' });
-  } catch (error) {
-    const reason = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
-    throw new Error(`cannot open the data folder ${options.dataDir}: ${reason} (is the server running on it?)`, { cause: error });
-  }
+  // primary belongs to no account, as when the server creates it.
+  const storage = await openForCommand({ dataDir: options.dataDir }, options.dataDir, 'stop it first');
   const store = storage.timelines;
   try {
     await refuseSecondLoad(store, options);

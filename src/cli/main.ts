@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { serveCommand } from './serve-command.ts';
 import { generateCommand } from './generate-command.ts';
@@ -18,8 +19,11 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.stderr.write(`error: the command's output could not be written (${error.code ?? error.message}); it is incomplete\n`);
 });
 
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command('tms')
   .description('tms, the Time-Manipulation Service')
+  .version(version, '-V, --version', "print tms's version")
   .addCommand(serveCommand(), { isDefault: true })
   .addCommand(generateCommand())
   .addCommand(usersCommand())

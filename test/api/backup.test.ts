@@ -189,6 +189,8 @@ test('restore refuses a store that is not empty, and leaves it as it was', async
     const again = await tms(['backup', file, '--data-dir', target]);
     assert.match(refusal(again), /already exists; choose another name, or pass --force to replace it$/);
     assert.not.match(again.stderr, /backing up/, 'nothing said of a backup that never began');
+    const unnamed = await tms(['backup', '', '--data-dir', target]);
+    assert.is(refusal(unnamed), 'error: the backup file is an empty name; give the path of the backup file to write');
     const both = await tms(['restore', file, '--data-dir', join(dir, 'new'), '--database-url', 'postgres://u@127.0.0.1:1/none']);
     assert.match(refusal(both), /^error: give either --data-dir or --database-url to restore into, not both$/);
   } finally {

@@ -14,6 +14,9 @@ test('commands, options and help still reach commander', async () => {
   const help = await tms(['serve', '--help']);
   assert.is(help.code, 0, help.stderr);
   assert.match(help.stdout, /^Usage: tms serve \[options\]/);
+  const version = await tms(['--version']);
+  assert.is(version.code, 0, version.stderr);
+  assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
   const unknownOption = await tms(['--no-such-option']);
   assert.is(unknownOption.code, 1);
   assert.match(unknownOption.stderr, /unknown option '--no-such-option'/);

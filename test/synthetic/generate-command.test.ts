@@ -105,7 +105,7 @@ test('a locked data folder is reported as such', async () => {
       .parseAsync(['--events', '10', '--data-dir', dir, '--no-progress'], { from: 'user' })
       .then(
         () => assert.unreachable('a second writer was let in'),
-        (error: Error) => assert.match(error.message, /cannot open the data folder .*is the server running on it\?/),
+        (error: Error) => assert.match(error.message, /^error: the data folder .* is in use by a running tms \(its LevelDB lock is held\); stop it first$/),
       );
   } finally {
     await holder.close();
@@ -134,7 +134,7 @@ test('a refused generate says why in one line: a timeline not there (which makes
     const holder = await openStore(existing);
     try {
       const locked = await tms(['generate', '--events', '10', '--data-dir', existing, '--no-progress']);
-      assert.match(refusal(locked), /^error: cannot open the data folder .*is the server running on it\?\)$/);
+      assert.match(refusal(locked), /^error: the data folder .* is in use by a running tms \(its LevelDB lock is held\); stop it first$/);
     } finally {
       await holder.close();
     }
