@@ -1,6 +1,6 @@
 import { constants as osConstants } from 'node:os';
 import { Command, Option } from 'commander';
-import { configEnv, configFlags, loadConfig, type Config } from '../config.ts';
+import { configEnv, configFlags, configSchema, loadConfig, type Config } from '../config.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import { startApp, type RunningApp } from '../app.ts';
 import { explainStartupError } from './startup-errors.ts';
@@ -33,7 +33,13 @@ const SAME_SIGNAL_MS = 1000;
 
 export function serveCommand(): Command {
   const command = new Command('serve').description('run the service (the default command)');
-  for (const [key, help] of flagHelp) command.addOption(new Option(configFlags[key], `${help} (env ${configEnv[key]})`));
+  // Defaults are said in the help only: an option's own default would hide the variable behind it.
+  const defaults: Partial<Config> = configSchema.parse({});
+  for (const [key, help] of flagHelp) {
+    const preset = defaults[key];
+    const shown = preset === undefined || preset === '' ? '' : `; default ${String(preset)}`;
+    command.addOption(new Option(configFlags[key], `${help} (env ${configEnv[key]}${shown})`));
+  }
   command.option(configFlags.seedCatalogue, `do not load the historical catalogue into an empty primary timeline (env ${configEnv.seedCatalogue}=false)`);
   command.action(async (options: Record<string, unknown>) => {
     let config: Config | undefined;

@@ -14,6 +14,7 @@ test('commands, options and help still reach commander', async () => {
   const help = await tms(['serve', '--help']);
   assert.is(help.code, 0, help.stderr);
   assert.match(help.stdout, /^Usage: tms serve \[options\]/);
+  assert.match(help.stdout.replace(/\s+/g, ' '), '--port <port> port for every protocol (env TMS_PORT; default 8080)', 'each setting shows its default');
   const version = await tms(['--version']);
   assert.is(version.code, 0, version.stderr);
   assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
