@@ -124,5 +124,31 @@ if (TEST_DATABASE_URL) {
     }
   });
 
+  onPostgres('a database that stops answering: REST and Connect answer 504 at the request limit, not when it answers again', async ({ databaseUrl, dir }) => {
+    const relay = await startRelay(databaseUrl);
+    const server = await startTestServer({ databaseUrl: relay.url, dataDir: join(dir, 'unused'), requestTimeoutMs: 1_500 });
+    try {
+      assert.is((await call(server, 'GET', '/v1/timelines')).status, 200);
+      relay.freeze();
+      const started = Date.now();
+      const answered = Promise.all([call(server, 'GET', '/v1/timelines'), call(server, 'POST', '/tms.v1.TimelineService/ListTimelines', { body: {} })]);
+      let gaveUp: NodeJS.Timeout | undefined;
+      const hung = new Promise<never>((_resolve, reject) => (gaveUp = setTimeout(() => reject(new Error('no answer within 10 s: the request waits for the database')), 10_000)));
+      const [rest, connect] = await Promise.race([answered, hung]).finally(() => clearTimeout(gaveUp));
+      const took = Date.now() - started;
+      assert.is(rest.status, 504, rest.text);
+      assert.is(rest.json.code, 'deadline_exceeded');
+      assert.match(rest.json.message, 'not finished within 1500 ms (TMS_REQUEST_TIMEOUT_MS)');
+      assert.is(connect.json.code, 'deadline_exceeded', connect.text);
+      assert.ok(took < 5_000, `answered at the limit, not when the database answered again (${took} ms)`);
+      relay.thaw();
+      await eventually('answers again once the database does', async () => (await call(server, 'GET', '/v1/timelines')).status === 200, 20_000, 200);
+    } finally {
+      relay.thaw();
+      await server.stop();
+      await relay.close();
+    }
+  });
+
   onPostgres.run();
 }

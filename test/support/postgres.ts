@@ -54,18 +54,25 @@ export async function createRole(databaseUrl: string, role: string, schemaRights
 export const stagingSchemas = (databaseUrl: string): Promise<string[]> =>
   withClient(databaseUrl, async (client) => (await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, 'tms_staging_')`)).rows.map((row) => row.name));
 
-/** A TCP relay in front of the database: `cut()` drops every connection and refuses new ones, `mend()` undoes it. */
+/**
+ * A TCP relay in front of the database: `cut()` drops every connection and refuses new ones, `mend()` undoes it;
+ * `freeze()` passes nothing on, either way, on connections open or new (a server that stops answering, a network
+ * that drops packets), and `thaw()` passes on what was held.
+ */
 export interface Relay {
   /** The database URL, through the relay. */
   url: string;
   cut(): Promise<void>;
   mend(): Promise<void>;
+  freeze(): void;
+  thaw(): void;
   close(): Promise<void>;
 }
 
 export async function startRelay(databaseUrl: string): Promise<Relay> {
   const target = new URL(databaseUrl);
   const sockets = new Set<Socket>();
+  let frozen = false;
   const listen = (port: number): Promise<Server> =>
     new Promise((resolve, reject) => {
       const server = createServer((client) => {
@@ -76,6 +83,7 @@ export async function startRelay(databaseUrl: string): Promise<Relay> {
           socket.on('error', () => undefined);
         }
         client.pipe(upstream).pipe(client);
+        if (frozen) for (const socket of [client, upstream]) socket.pause();
         client.on('close', () => upstream.destroy());
         upstream.on('close', () => client.destroy());
       });
@@ -98,6 +106,14 @@ export async function startRelay(databaseUrl: string): Promise<Relay> {
     cut: stop,
     async mend() {
       server ??= await listen(port);
+    },
+    freeze() {
+      frozen = true;
+      for (const socket of sockets) socket.pause();
+    },
+    thaw() {
+      frozen = false;
+      for (const socket of sockets) socket.resume();
     },
     close: stop,
   };

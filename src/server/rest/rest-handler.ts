@@ -1,7 +1,7 @@
 import type { AnyRequest, AnyResponse } from '../one-port.ts';
 import type { RequestState } from '../request-state.ts';
 import type { RestRoute } from './routes.ts';
-import { invalidArgument } from '../../domain/errors.ts';
+import { ApiError, invalidArgument } from '../../domain/errors.ts';
 import { failedCall, invoke, type InvokeDeps } from '../invoke.ts';
 import { startDeadline, type Deadline } from '../../api/deadline.ts';
 import { REQUEST_BODY, unsupportedContentEncoding, unsupportedContentType } from '../errors.ts';
@@ -26,10 +26,14 @@ export async function serveRest(
   let deadline: Deadline | undefined;
   state.route = route.rpc;
   try {
+    // The deadline covers the gate (whose checks may wait on the database) and reading the body, which a client
+    // trickling it cannot make longer.
+    const limit = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error, closeIfBodyUnread(req)));
+    deadline = limit;
     const call = { rpc: route.rpc, authorization: authorizationHeader(req), client: state.client, state };
     const output = await invoke(deps, call, async () => {
-      // The deadline covers reading the body too: a client trickling it cannot hold the request longer.
-      deadline = startDeadline(deps.requestTimeoutMs, (error) => answerError(res, state, error, closeIfBodyUnread(req)));
+      // Answered by the deadline while the gate waited: the operation is not started.
+      if (limit.expired) throw new ApiError('deadline_exceeded', 'answered by its deadline before the operation began');
       const readsQuery = route.method === 'GET' || route.method === 'DELETE';
       if (query && !readsQuery) refuseQuery(route.method, query);
       // A body this route cannot read is refused before it is read.

@@ -30,6 +30,9 @@ export function openPool(options: PostgresOptions): pg.Pool {
     statement_timeout: options.statementTimeoutMs ?? 10_000,
     lock_timeout: options.lockTimeoutMs ?? 5_000,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 30_000,
+    // A peer gone without a word (a network cut, a host lost) is noticed by TCP's probes, not never.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: 'tms',
     options: `-c search_path=${schema}`,
   });
