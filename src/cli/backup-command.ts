@@ -362,7 +362,7 @@ export function restoreCommand(): Command {
     .description('load a backup into an empty store (a new LevelDB folder or an empty PostgreSQL database), with the service stopped')
     .argument('<file>', 'a file made by tms backup')
     .option('--data-dir <dir>', 'a new or empty LevelDB folder')
-    .option('--database-url <url>', 'an empty PostgreSQL database (nothing in it but what tms migrate creates)')
+    .option('--database-url <url>', 'a PostgreSQL database with no tms store in it (new, or where only tms migrate ran; tables of other programs stay as they are)')
     .option('--no-progress', 'no progress bar on stderr')
     .addHelpText(
       'after',

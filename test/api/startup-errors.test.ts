@@ -12,6 +12,7 @@ import { startServeProcess } from '../support/serve-process.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, dropDatabase, sqlOn } from '../support/postgres.ts';
 import { RUN_TYPESCRIPT } from '../../src/typescript/node-options.ts';
+import { tms } from '../support/cli.ts';
 
 interface Exit {
   code: number | null;
@@ -160,11 +161,42 @@ if (TEST_DATABASE_URL) {
       reader.password = 'reader-pass';
       assertOneLine(
         await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: reader.toString() }),
-        /the database user may not create tms's tables in tms_reader@.* \(permission denied for schema public\); grant it CREATE on the database, or run "tms migrate" as a user who may/,
+        /the database user may not create tms's tables in tms_reader@.* \(permission denied for schema public\); grant it CREATE on schema public \(GRANT CREATE ON SCHEMA public TO <user>\), or run "tms migrate" as a user who may/,
       );
     } finally {
       await dropDatabase(adminUrl, databaseUrl);
       await sqlOn(adminUrl, 'DROP ROLE IF EXISTS tms_reader');
+    }
+  });
+
+  startup("another program's table where tms keeps one, a tms table missing, SSL the server does not take", async ({ dir }) => {
+    const clash = await createDatabase(adminUrl);
+    const damaged = await createDatabase(adminUrl);
+    try {
+      await sqlOn(clash, 'CREATE TABLE account (id int)');
+      assertOneLine(
+        await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: clash }),
+        /^tms: the database .* holds a table of another program where tms keeps one \(relation "account" already exists\); give tms a database of its own in TMS_DATABASE_URL/,
+      );
+
+      assert.is((await tms(['migrate', '--database-url', damaged])).code, 0);
+      await sqlOn(damaged, 'DROP TABLE tms_clock');
+      assertOneLine(
+        await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: damaged }),
+        /^tms: the database .* is missing one of tms's tables although its schema version says it has them \(relation "tms_clock" does not exist\): .*restore a backup into a new database/,
+      );
+
+      const ssl = new URL(damaged);
+      ssl.searchParams.set('sslmode', 'require');
+      const refused = await serve({ TMS_DATA_DIR: join(dir, 'unused'), TMS_DATABASE_URL: ssl.toString() });
+      assert.is.not(refused.code, 0);
+      // pg warns of its own about what sslmode=require means, before tms's line.
+      const last = refused.stderr.trim().split('\n').at(-1)!;
+      assert.match(last, /^tms: the database at .* does not take SSL connections \(The server does not support SSL connections\); leave sslmode out of TMS_DATABASE_URL/);
+      assert.not.match(refused.stderr, /\n\s+at /, 'no stack trace');
+    } finally {
+      await dropDatabase(adminUrl, clash);
+      await dropDatabase(adminUrl, damaged);
     }
   });
 }

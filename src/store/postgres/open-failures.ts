@@ -25,7 +25,20 @@ export function explainOpenFailure(error: unknown, url: string): unknown {
   if (code === '28P01' || code === '28000') return explained(`the database ${where} refused the login (${message}); check the user and password in ${SETTING}`);
   if (code === '3D000') return explained(`${message} at ${where}; create it, or name another in ${SETTING}`);
   if (code === '42501') {
-    return explained(`the database user may not create tms's tables in ${where} (${message}); grant it CREATE on the database, or run "tms migrate" as a user who may`);
+    const schema = /permission denied for schema (\S+)/.exec(message)?.[1];
+    const right = schema ? `CREATE on schema ${schema} (GRANT CREATE ON SCHEMA ${schema} TO <user>)` : 'CREATE on the database';
+    return explained(`the database user may not create tms's tables in ${where} (${message}); grant it ${right}, or run "tms migrate" as a user who may`);
+  }
+  if (code === '42P07') {
+    return explained(`the database ${where} holds a table of another program where tms keeps one (${message}); give tms a database of its own in ${SETTING}`);
+  }
+  if (code === '42P01') {
+    return explained(
+      `the database ${where} is missing one of tms's tables although its schema version says it has them (${message}): it was changed by hand or by another program; restore a backup into a new database (tms restore), or name another in ${SETTING}`,
+    );
+  }
+  if (/does not support SSL/i.test(message)) {
+    return explained(`the database at ${where} does not take SSL connections (${message}); leave sslmode out of ${SETTING}, or turn SSL on in PostgreSQL`);
   }
   if (message.includes('newer than this build')) return explained(`${message} (database ${where})`);
   if (code === 'ERR_INVALID_URL' || error instanceof TypeError) return explained(`${SETTING} is not a usable URL (${message}); use postgres://user:password@host:port/database`);
