@@ -229,7 +229,7 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
   if (!answered) state.code = parser?.code ?? (cut ? 'unavailable' : 'canceled');
   else if (state.code === 'unknown') state.code = answeredCode(res, state.protocol) ?? 'unknown';
   deps.metrics.observe(state.route, state.protocol, state.code, seconds);
-  const level = state.failure === undefined ? 'info' : 'error';
+  const level = state.failure !== undefined ? 'error' : state.outage ? 'warn' : 'info';
   deps.logger[level](
     {
       // The id the client saw: Node's parser answered with one of its own where the handler had set none.
@@ -245,6 +245,8 @@ function logRequest(deps: HttpHandlerDeps, req: AnyRequest, res: AnyResponse, st
       key_id: state.credentialId,
       account: state.account,
       ...(state.failure !== undefined && { err: state.failure }),
+      // Not `err`: pino would read it as an error and name its type Object.
+      ...(state.outage && { outage: state.outage }),
     },
     'request',
   );

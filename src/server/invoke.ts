@@ -50,6 +50,6 @@ export function failedCall(state: RequestState, thrown: unknown): ApiError {
   state.code = error.code;
   if (error === thrown) return error;
   if (error.code === 'internal') state.failure = thrown;
-  else if (error.code === 'unavailable') state.failure = thrown instanceof Error ? { type: thrown.name, message: thrown.message } : { message: String(thrown) };
+  else if (error.code === 'unavailable') state.outage = thrown instanceof Error ? { type: thrown.name, message: thrown.message } : { type: typeof thrown, message: String(thrown) };
   return error;
 }

@@ -14,11 +14,10 @@ export interface RequestState {
   admitted?: Principal;
   credentialId?: string;
   account?: string;
-  /**
-   * Why the server failed the request, for its log line: an unexpected error (a bug) with its stack, which the
-   * client never sees; or the reason the database could not be reached.
-   */
+  /** Why the server failed the request, for its log line: an unexpected error (a bug) with its stack, which the client never sees. */
   failure?: unknown;
+  /** Why the database could not be reached, for its log line (a warning: the service works, what it needs does not). */
+  outage?: { type: string; message: string };
   /** The exchange is over (its answer sent, by a deadline perhaps, or its client gone): work not yet begun for it is skipped. */
   ended?: boolean;
 }

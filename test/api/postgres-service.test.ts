@@ -12,6 +12,7 @@ import { grpcCall } from '../support/grpc.ts';
 import { TEST_DATABASE_URL } from '../support/backends.ts';
 import { createDatabase, dropDatabase, startRelay } from '../support/postgres.ts';
 import { eventually } from '../support/eventually.ts';
+import { startServeProcess } from '../support/serve-process.ts';
 
 const setting = suite('TMS_DATABASE_URL');
 
@@ -145,6 +146,28 @@ if (TEST_DATABASE_URL) {
       await eventually('answers again once the database does', async () => (await call(server, 'GET', '/v1/timelines')).status === 200, 20_000, 200);
     } finally {
       relay.thaw();
+      await server.stop();
+      await relay.close();
+    }
+  });
+
+  onPostgres("an outage's requests are logged as warnings that name the store's error, not as the server's faults", async ({ databaseUrl, dir }) => {
+    const relay = await startRelay(databaseUrl);
+    const key = 'tms_outage_log_key_0000000000000000';
+    const server = await startServeProcess(join(dir, 'outage-log'), { flags: false, args: ['--port', '0', '--database-url', relay.url], env: { TMS_ADMIN_KEY: key } });
+    try {
+      await relay.cut();
+      const answer = await fetch(`http://127.0.0.1:${server.port}/v1/timelines`, { headers: { authorization: `Bearer ${key}` } });
+      assert.is(answer.status, 503);
+      const requestLine = () => server.logEntries().find((entry) => entry['msg'] === 'request' && entry['path'] === '/v1/timelines');
+      await eventually('the request is logged', () => requestLine() !== undefined, 5_000, 50);
+      const line = requestLine()!;
+      assert.is(line['code'], 'unavailable');
+      assert.is(line['level'], 40, 'a warning');
+      assert.is((line['outage'] as { type: string }).type, 'StoreUnavailableError');
+      assert.match((line['outage'] as { message: string }).message, /^the database is unavailable \(/);
+      assert.is(line['err'], undefined, 'no error: the server did nothing wrong');
+    } finally {
       await server.stop();
       await relay.close();
     }

@@ -21,7 +21,8 @@ test('an unreachable database answers unavailable and keeps its reason without a
   const error = failedCall(state, unavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })));
   assert.is(error.code, 'unavailable');
   assert.is(state.code, 'unavailable');
-  assert.equal(state.failure, { type: 'StoreUnavailableError', message: 'the database is unavailable (connect ECONNREFUSED 127.0.0.1:5432)' });
+  assert.equal(state.outage, { type: 'StoreUnavailableError', message: 'the database is unavailable (connect ECONNREFUSED 127.0.0.1:5432)' });
+  assert.is(state.failure, undefined, 'not a fault of the server: no error line');
 });
 
 test('a refusal is its own answer and records no failure', () => {
@@ -30,6 +31,7 @@ test('a refusal is its own answer and records no failure', () => {
   assert.is(failedCall(state, refusal), refusal);
   assert.is(state.code, 'not_found');
   assert.is(state.failure, undefined);
+  assert.is(state.outage, undefined);
 });
 
 test.run();
