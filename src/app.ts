@@ -3,6 +3,7 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { createContextValues } from '@connectrpc/connect';
 import type { Config } from './config.ts';
 import type { Logger } from './observability/logger.ts';
+import { watchProblem } from './observability/problem-watch.ts';
 import { openStorage } from './store/storage.ts';
 import { AccessControl } from './accounts/access.ts';
 import { SavedRequests } from './saved-requests/saved-requests.ts';
@@ -90,6 +91,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     });
     closers.push(() => storage.close());
     readiness.addCheck(() => storage.problem());
+    const stopWatching = watchProblem(logger, 'the store', () => storage.problem());
+    closers.push(async () => stopWatching());
     const store = storage.timelines;
     if (config.seedCatalogue) {
       readiness.starting('loading the catalogue');

@@ -151,7 +151,7 @@ if (TEST_DATABASE_URL) {
     }
   });
 
-  onPostgres("an outage's requests are logged as warnings that name the store's error, not as the server's faults", async ({ databaseUrl, dir }) => {
+  onPostgres("an outage is said when it begins and ends, and its requests are warnings that name the store's error, not the server's faults", async ({ databaseUrl, dir }) => {
     const relay = await startRelay(databaseUrl);
     const key = 'tms_outage_log_key_0000000000000000';
     const server = await startServeProcess(join(dir, 'outage-log'), { flags: false, args: ['--port', '0', '--database-url', relay.url], env: { TMS_ADMIN_KEY: key } });
@@ -167,6 +167,13 @@ if (TEST_DATABASE_URL) {
       assert.is((line['outage'] as { type: string }).type, 'StoreUnavailableError');
       assert.match((line['outage'] as { message: string }).message, /^the database is unavailable \(/);
       assert.is(line['err'], undefined, 'no error: the server did nothing wrong');
+
+      const said = (msg: string) => server.logEntries().filter((entry) => entry['msg'] === msg);
+      await eventually('the outage is said once, when it begins', () => said('the store: a problem began').length === 1, 10_000, 50);
+      assert.match(said('the store: a problem began')[0]!['problem'] as string, /^the database is unreachable: /);
+      await relay.mend();
+      await eventually('and once when it is over', () => said('the store: the problem is over').length === 1, 10_000, 50);
+      assert.is(said('the store: a problem began').length, 1);
     } finally {
       await server.stop();
       await relay.close();
