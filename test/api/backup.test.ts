@@ -133,48 +133,37 @@ test('tms restore refuses a truncated, a damaged, a foreign and a missing file w
   }
 });
 
-test('a restore stopped with Ctrl-C leaves neither its staging folder nor the target, and says so', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'tms-restore-interrupted-'));
-  try {
-    const file = await largeBackup(dir);
-    const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'restore', file, '--data-dir', join(dir, 'target'), '--no-progress']);
-    let stderr = '';
-    let stopped = false;
-    child.stderr.setEncoding('utf8');
-    // Stopped once, when it is loading into its staging folder.
-    child.stderr.on('data', (chunk: string) => {
-      stderr += chunk;
-      if (!stopped && stderr.includes('restoring ')) stopped = child.kill('SIGINT');
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
-    assert.is(code, 130, stderr);
-    assert.match(stderr, /\ninterrupted \(SIGINT\): nothing was restored into .*target\n/);
-    assert.equal((await readdir(dir)).sort(), ['big.tmsbackup', 'source'], 'no staging folder, no target');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+/** A restore of a large backup into `<dir>/target`, stopped once with SIGINT when its stderr first says `when`. */
+async function restoreStopped(dir: string, when: string): Promise<{ code: number | null; stderr: string }> {
+  const file = await largeBackup(dir);
+  const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'restore', file, '--data-dir', join(dir, 'target'), '--no-progress']);
+  let stderr = '';
+  let stopped = false;
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    stderr += chunk;
+    if (!stopped && stderr.includes(when)) stopped = child.kill('SIGINT');
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+  return { code, stderr };
+}
 
-test('a restore stopped with Ctrl-C while it checks the file says so, and writes nothing', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'tms-restore-interrupted-check-'));
-  try {
-    const file = await largeBackup(dir);
-    const child = spawn(process.execPath, [...RUN_TYPESCRIPT, join('src', 'cli', 'main.ts'), 'restore', file, '--data-dir', join(dir, 'target'), '--no-progress']);
-    let stderr = '';
-    let stopped = false;
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      stderr += chunk;
-      if (!stopped && stderr.includes('checking ')) stopped = child.kill('SIGINT');
-    });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
-    assert.is(code, 130, stderr);
-    assert.match(stderr, /\ninterrupted \(SIGINT\): nothing was restored into .*target \(the file was being checked\)\n/);
-    assert.equal((await readdir(dir)).sort(), ['big.tmsbackup', 'source'], 'no staging folder, no target');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+for (const [phase, when, said] of [
+  ['loading into its staging folder', 'restoring ', /\ninterrupted \(SIGINT\): nothing was restored into .*target\n/],
+  ['checking the file', 'checking ', /\ninterrupted \(SIGINT\): nothing was restored into .*target \(the file was being checked\)\n/],
+] as const) {
+  test(`a restore stopped with Ctrl-C while ${phase} leaves neither a staging folder nor the target, and says so`, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tms-restore-interrupted-'));
+    try {
+      const { code, stderr } = await restoreStopped(dir, when);
+      assert.is(code, 130, stderr);
+      assert.match(stderr, said);
+      assert.equal((await readdir(dir)).sort(), ['big.tmsbackup', 'source'], 'no staging folder, no target');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
 
 test('restore refuses a store that is not empty, and leaves it as it was', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'tms-restore-full-'));
