@@ -409,6 +409,22 @@ export class AccessControl {
     if (account.scopes.includes('admin') && admins.length === 1) {
       throw new ApiError('failed_precondition', `account "${name}" is the last admin; create another admin first`);
     }
+    await this.removeAccount(name, account);
+    return name;
+  }
+
+  /**
+   * Takes back an account just created whose maker could not be told its password: the store is left as it was
+   * before, even when that means no admin (the first one, made offline, failing).
+   */
+  async undoCreate(actor: Principal, username: string): Promise<void> {
+    requireAdmin(actor, 'removing accounts');
+    const account = this.accounts.get(username);
+    if (account === undefined) throw noSuchAccount(username);
+    await this.removeAccount(username, account);
+  }
+
+  private async removeAccount(name: string, account: AccountRecord): Promise<void> {
     const removed = [...this.credentials].filter(([, credential]) => credential.principal.account === name);
     const keyIds: string[] = [];
     const sessionIds: string[] = [];
@@ -426,7 +442,6 @@ export class AccessControl {
       throw error;
     }
     for (const id of keyIds) this.dirtyKeys.delete(id);
-    return name;
   }
 
   // ---------------------------------------------------------------- API keys

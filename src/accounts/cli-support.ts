@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { openOffline, type OfflineAccess } from './offline.ts';
 import type { AccessControl } from './access.ts';
 import { printable } from './validation.ts';
+import { reportedByCommand } from '../cli/output-errors.ts';
 
 /** `--data-dir`, shared by every offline account command; the server reads the same variable. */
 export function dataDirOption(): Option {
@@ -23,7 +24,7 @@ export type Print = ((line: string) => void) & { written(line: string): Promise<
 
 /**
  * Runs one offline command against the store: checks its input, opens the store, runs, closes it; on failure prints
- * `error: <message>` and exits with status 1 (through commander, so tests can intercept both).
+ * `error: <message>` and exits with status 1 (through commander's `error`).
  */
 export async function runOffline(
   command: Command,
@@ -32,7 +33,14 @@ export async function runOffline(
 ): Promise<void> {
   const writeErr = command.configureOutput().writeErr ?? ((text: string) => process.stderr.write(text));
   const print: Print = Object.assign((line: string): void => void process.stdout.write(`${line}\n`), {
-    written: (line: string) => new Promise<void>((resolve, reject) => process.stdout.write(`${line}\n`, (error) => (error ? reject(error) : resolve()))),
+    written: (line: string) =>
+      new Promise<void>((resolve, reject) =>
+        process.stdout.write(`${line}\n`, (error) => {
+          if (!error) return resolve();
+          reportedByCommand(error);
+          reject(error);
+        }),
+      ),
   });
   // As for `serve`: a flag names the store over an environment variable, and two flags are one too many.
   const fromFlag = (name: string) => command.getOptionValueSource(name) === 'cli';

@@ -8,8 +8,8 @@ export const MIN_PASSWORD_LENGTH = 8;
 // scrypt cost does not grow with length, but parsing and hashing megabytes per attempt should not be possible.
 export const MAX_PASSWORD_LENGTH = 1024;
 const MAX_KEY_NAME_LENGTH = 100;
-/** Control characters, and the bidirectional controls that reorder what a terminal shows (Trojan Source). */
-const UNPRINTABLE = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+/** Control characters, line and paragraph separators, and the bidirectional marks and controls that reorder what a terminal shows. */
+const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 /** Usernames compare case-insensitively: they are stored lowercased. */
 export function normalizeUsername(value: unknown, field = 'username'): string {
@@ -51,12 +51,13 @@ export function checkKeyName(value: unknown, field = 'name'): string {
 
 const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** A control character as a JSON string escapes it (`\n`, `\u001b`). */
+/** A control character escaped: `\n`, `\r`, `\t`, or `\uXXXX`. */
 export const escapedCharacter = (character: string): string =>
   NAMED_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-/** Text with its control characters escaped as JSON escapes them, for a table on a terminal. */
-export const printable = (text: string): string => text.replace(new RegExp(UNPRINTABLE.source, 'gu'), escapedCharacter);
+/** Text for a terminal: its control characters escaped, and its backslashes doubled so that no escape is ambiguous. */
+export const printable = (text: string): string =>
+  text.replace(new RegExp(`\\\\|${UNPRINTABLE.source}`, 'gu'), (found) => (found === '\\' ? '\\\\' : escapedCharacter(found)));
 
 /** The first instant a key cannot expire at: expiries are kept as epoch milliseconds, which a `Date` shows. */
 const EXPIRY_LIMIT = '10000-01-01T00:00:00Z';

@@ -101,9 +101,9 @@ function requestBackup(base: string, key: string): Promise<IncomingMessage> {
 
 /** Writes to `<file>.partial`, then renames it into place: a file named `file` is always a whole, checked backup. */
 async function saveBackup(file: string, force: boolean, write: (sink: Writable, partial: string) => Promise<BackupTrailer>): Promise<BackupTrailer> {
+  if (file.trim() === '') throw new Refusal('the backup file is an empty name; give the path of the backup file to write');
   const target = resolve(file);
   const existing = await stat(target).catch(() => undefined);
-  if (file.trim() === '') throw new Refusal('the backup file is an empty name; give the path of the backup file to write');
   if (existing?.isDirectory()) throw new Refusal(`${file} is a folder; give the path of the backup file to write`);
   if (existing && !force) throw new Refusal(`${file} already exists; choose another name, or pass --force to replace it`);
   const cannotWrite = (error: NodeJS.ErrnoException) => new Refusal(`cannot write ${file} (${error.code ?? error.message}); give a path in a folder you can write`);
@@ -277,8 +277,8 @@ async function runRestore(file: string, options: RestoreOptions): Promise<void> 
     if (started) verifyBar?.stop();
   }
 
-  // 2. Load into a staging copy beside the target, checked there and then put in place whole: for LevelDB a
-  // folder beside it, renamed; for PostgreSQL a schema in the same database, copied into the target's tables in one transaction.
+  // 2. Load into a staging copy, checked there and then put in place whole: for LevelDB a folder beside a new target
+  // (renamed) or inside an existing empty one (its files moved up); for PostgreSQL a schema in the same database, copied into the target's tables in one transaction.
   const staging = options.dataDir ? await stageFolder(options.dataDir, RESTORE) : await stageSchema(options.databaseUrl!, where, RESTORE, say);
   let restoredEvents = 0;
   let skipped = NONE_SKIPPED;

@@ -10,6 +10,9 @@ export async function undoneOnInterrupt<T>(undo: () => Promise<void>, left: stri
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     signalled = true;
+    // Either signal again takes Node's own way: the process stops at once.
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     process.stderr.write(`\ninterrupted (${signal}): ${typeof left === 'string' ? left : left()}\n`);
     void undo()
       .catch(() => undefined)

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { OPERATOR } from '../accounts/principal.ts';
-import { parseDuration } from '../accounts/validation.ts';
+import { parseDuration, printable } from '../accounts/validation.ts';
 import { databaseUrlOption, dataDirOption, formatTable, runOffline } from '../accounts/cli-support.ts';
 import { refuseOtherUrls } from './store-location.ts';
 
@@ -26,9 +26,12 @@ export function keysCommand(): Command {
           scopes: options.scopes,
           expires_at: expiresAt,
         });
-        print(`created key ${created.key_id} for ${created.account} with scopes ${created.scopes.join(', ')}` +
-          (created.expires_at ? `, expires ${created.expires_at}` : ''));
-        print(`key: ${created.key}\n(shown only now: store it safely)`);
+        const said = `created key ${created.key_id} for ${created.account} with scopes ${created.scopes.join(', ')}${created.expires_at ? `, expires ${created.expires_at}` : ''}`;
+        // Shown only here: a key whose secret nobody could read is revoked at once.
+        await print.written(`${said}\nkey: ${created.key}\n(shown only now: store it safely)`).catch(async (error: NodeJS.ErrnoException) => {
+          await access.revokeKey(OPERATOR, created.key_id);
+          throw new Error(`the key could not be written (${error.code ?? error.message}), so key ${created.key_id} was revoked; run the command again with its output going somewhere that can take it`);
+        });
       });
     });
 
@@ -67,7 +70,8 @@ export function keysCommand(): Command {
       await runOffline(command, options, async (access, print) => {
         const before = (await access.listKeys(OPERATOR)).find((listed) => listed.key_id === keyId);
         const key = await access.revokeKey(OPERATOR, keyId);
-        print(before?.revoked ? `key ${key.key_id} (${key.name}) of ${key.account} was already revoked at ${before.revoked_at}` : `revoked key ${key.key_id} (${key.name}) of ${key.account}`);
+        const name = printable(key.name);
+        print(before?.revoked ? `key ${key.key_id} (${name}) of ${key.account} was already revoked at ${before.revoked_at}` : `revoked key ${key.key_id} (${name}) of ${key.account}`);
       });
     });
 

@@ -8,16 +8,12 @@ import { migrateCommand } from './migrate-command.ts';
 import { copyStoreCommand } from './copy-store-command.ts';
 import { backupCommand, restoreCommand } from './backup-command.ts';
 import { refuseUnknownCommand } from './unknown-command.ts';
+import { failOnUnwritableOutput } from './output-errors.ts';
 
 // An empty variable is one not set, for every command: commander would take "" as the value.
 for (const [name, value] of Object.entries(process.env)) if (name.startsWith('TMS_') && value === '') delete process.env[name];
 
-// Output that cannot be written (a closed pipe, a full disk) fails the command in one line, without a stack trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (process.exitCode) return;
-  process.exitCode = 1;
-  process.stderr.write(`error: the command's output could not be written (${error.code ?? error.message}); it is incomplete\n`);
-});
+failOnUnwritableOutput();
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 

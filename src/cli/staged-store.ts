@@ -37,6 +37,9 @@ export interface StagedWrite {
   folderFlag: string;
 }
 
+/** The folder a store is staged in inside an existing target, `.tms-staging-<pid>`. */
+const STAGING_PREFIX = '.tms-staging-';
+
 /** A LevelDB target: a folder that does not exist yet, or an empty one. */
 export async function assertNewFolder(dir: string, write: StagedWrite): Promise<void> {
   if (dir.trim() === '') throw new Refusal(`${write.folderFlag} is empty; give a new or empty folder (${write.undone})`);
@@ -52,7 +55,15 @@ export async function assertNewFolder(dir: string, write: StagedWrite): Promise<
     return;
   }
   if (!found.isDirectory()) throw new Refusal(`${dir} is a file, not a folder; give a new or empty folder with ${write.folderFlag}`);
-  if ((await readdir(dir)).length > 0) throw new Refusal(`the target folder ${dir} is not empty; ${write.verb} into a new or empty folder (nothing was written)`);
+  const entries = await readdir(dir);
+  const leftOver = entries.filter((name) => name.startsWith(STAGING_PREFIX));
+  if (leftOver.length > 0 && leftOver.length === entries.length) {
+    throw new Refusal(`the target folder ${dir} holds ${leftOver.join(', ')}, left by a ${write.verb} cut short; remove it (rm -r ${join(dir, leftOver[0]!)}) and ${write.verb} again (nothing was written)`);
+  }
+  if (entries.length > 0) throw new Refusal(`the target folder ${dir} is not empty; ${write.verb} into a new or empty folder (nothing was written)`);
+  await access(dir, constants.W_OK).catch((error: unknown) => {
+    throw cannotWrite(dir, error, write);
+  });
 }
 
 function nearestExisting(path: string): string {
@@ -94,7 +105,7 @@ export async function stageFolder(dataDir: string, write: StagedWrite): Promise<
 }
 
 async function stageInside(target: string, write: StagedWrite): Promise<Staging> {
-  const folder = join(target, `.tms-staging-${process.pid}`);
+  const folder = join(target, `${STAGING_PREFIX}${process.pid}`);
   await mkdir(folder).catch((error: unknown) => {
     throw cannotWrite(target, error, write);
   });
@@ -108,8 +119,8 @@ async function stageInside(target: string, write: StagedWrite): Promise<Staging>
         await rename(join(folder, name), join(target, name));
         moved.push(name);
       }
-      await rmdir(folder);
       placed = true;
+      await rmdir(folder).catch(() => undefined);
     },
     async discard() {
       await rm(folder, { recursive: true, force: true });

@@ -33,7 +33,7 @@ export function usersCommand(): Command {
         if (password === undefined) return print(created);
         // Shown only here: an account whose password nobody could read is not kept.
         await print.written(`${created}\npassword: ${password}\n(shown only now: store it safely)`).catch(async (error: NodeJS.ErrnoException) => {
-          await access.deleteAccount(OPERATOR, account.username);
+          await access.undoCreate(OPERATOR, account.username);
           throw new Error(`the generated password could not be written (${error.code ?? error.message}), so account ${account.username} was not kept; run the command again with its output going somewhere that can take it`);
         });
       });

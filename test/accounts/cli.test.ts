@@ -140,8 +140,12 @@ test('keys revoke: the key is refused from then on', async ({ dir, secrets }) =>
 });
 
 test('a table shows control characters escaped, so that no cell can forge a row or move the cursor', () => {
-  const table = formatTable(['NAME', 'STATUS'], [['ci\nkey_fake  active', 'revoked'], ['\u001b[2Kred\ttab', 'active']]);
-  assert.is(table, ['NAME                  STATUS', 'ci\\nkey_fake  active  revoked', '\\u001b[2Kred\\ttab     active'].join('\n'));
+  const table = formatTable(['NAME', 'STATUS'], [['ci\nkey_fake  active', 'revoked'], ['\u001b[2Kred\ttab', 'active'], ['a\\nb \u200f\u2028', 'active']]);
+  assert.is(
+    table,
+    ['NAME                  STATUS', 'ci\\nkey_fake  active  revoked', '\\u001b[2Kred\\ttab     active', 'a\\\\nb \\u200f\\u2028    active'].join('\n'),
+    'a backslash of the name itself is doubled, so that it cannot pass for an escape',
+  );
 });
 
 test('mistakes exit 1 with a message naming the problem', async ({ dir }) => {

@@ -111,6 +111,18 @@ test('a move into an existing target that fails part way is taken back whole whe
     assert.equal(await readdir(target), ['CURRENT'], 'only what was there before is left');
   }));
 
+test('a staging folder left inside a target by a cut-short restore is named, with how to remove it', () =>
+  inTempFolder(async (dir) => {
+    const target = join(dir, 'target');
+    await mkdir(join(target, '.tms-staging-4242'), { recursive: true });
+    const refused = await stageFolder(target, RESTORE).catch((error: unknown) => error);
+    assert.instance(refused, Refusal);
+    assert.is(
+      (refused as Error).message,
+      `the target folder ${target} holds .tms-staging-4242, left by a restore cut short; remove it (rm -r ${join(target, '.tms-staging-4242')}) and restore again (nothing was written)`,
+    );
+  }));
+
 test('a target whose path runs through a file, or an empty one, is refused before anything is written', () =>
   inTempFolder(async (dir) => {
     await writeFile(join(dir, 'file'), 'x');
