@@ -358,9 +358,11 @@ test('a backup whose client leaves half way is logged as canceled, in one line w
     socket.destroy();
 
     const linesOf = () => server.logEntries().filter((line) => line['req_id'] === 'backup-left');
-    await eventually('the request line of the backup', () => linesOf().some((line) => line['msg'] === 'request'));
+    const CUT = 'backup stream cut: its connection closed before the end';
+    // The request line is written when the connection closes; the backup learns it at its next write, a moment later.
+    await eventually('the request line of the backup, and the line of its cut', () => ['request', CUT].every((msg) => linesOf().some((line) => line['msg'] === msg)));
     const lines = linesOf();
-    const cut = lines.find((line) => line['msg'] === 'backup stream cut: its connection closed before the end');
+    const cut = lines.find((line) => line['msg'] === CUT);
     assert.ok(cut, JSON.stringify(lines));
     assert.is(cut['err'], undefined, 'no stack: nothing failed in the service');
     assert.not.ok(lines.some((line) => line['msg'] === 'backup stream failed'));
