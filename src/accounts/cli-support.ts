@@ -66,8 +66,10 @@ export async function runOffline(
   await opened?.close();
 }
 
-/** Columns padded to their widest cell: easy to read, easy to grep. */
-/** Cells are shown with their control characters escaped: a name written through the API cannot forge a row or move the cursor. */
+/**
+ * Columns padded to their widest cell: easy to read, easy to grep. Cells are shown with their control characters
+ * escaped, so that a name written through the API cannot forge a row or move the cursor.
+ */
 export function formatTable(header: readonly string[], rawRows: readonly (readonly string[])[]): string {
   const rows = rawRows.map((row) => row.map(printable));
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
